@@ -93,7 +93,8 @@ class ToolSpec:
         self.floats = frozenset(p for p, s in self.params.items() if s.get("type") == "number")
 
     def coerce(self, args: dict) -> dict:
-        "Valid arguments with integers given for `number` parameters made floats (so 40 and 40.0 do the same)."
+        "Valid arguments as the function takes them: `null` means the default (dropped), integers for `number` become floats."
+        if None in args.values(): args = {k: v for k, v in args.items() if v is not None}
         if not self.floats or not any(type(args.get(p)) is int for p in self.floats): return args
         return {k: float(v) if k in self.floats and type(v) is int else v for k, v in args.items()}
 
@@ -102,8 +103,9 @@ class ToolSpec:
 
     @property
     def consumes(self) -> dict:
-        "Parameters that take entity ids: {param: entity type}."
-        return {p: s["x-entity"] for p, s in self.params.items() if "x-entity" in s}
+        "Parameters that take entity ids (or lists of them): {param: entity type}."
+        ents = {p: s.get("x-entity") or (s.get("items") or {}).get("x-entity") for p, s in self.params.items()}
+        return {p: e for p, e in ents.items() if e}
 
 @dataclass
 class ToolResult:

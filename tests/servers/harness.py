@@ -8,7 +8,7 @@ class Case:
     tool: str
     args: Any                      # a dict, or a function of the session returning one
     ok: bool = True
-    check: Callable | None = None  # check(session, result) -> None, asserts what the docstring promises
+    check: Callable | None = None  # check(session, result): asserts, or returns a truthy value, what the docstring promises
     setup: list = field(default_factory=list)  # [(tool, args)] run first; each must succeed
     error: str = ""                # a fragment the error message must contain (failing cases)
 
@@ -30,7 +30,9 @@ def run_case(server, case: Case, seed: int = 0):
         assert not r.ok, f"{case.tool}({args}) should fail"
         assert r.error and case.error.lower() in r.error.lower(), f"error {r.error!r} lacks {case.error!r}"
         assert s.hash() == before, f"failed {case.tool} left a partial write"
-    if case.check: case.check(s, r)
+    if case.check:
+        out = case.check(s, r)
+        assert out is None or out, f"check of {case.tool} failed: {out!r}"
     return r
 
 def coverage_gaps(server, cases) -> list:
