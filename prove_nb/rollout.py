@@ -4,7 +4,7 @@
 
 # %% ../nbs/08_rollout.ipynb #4e256c96
 from __future__ import annotations
-import json, os, time
+import json, os, shutil, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol
@@ -163,9 +163,10 @@ def smollm2_path() -> Path:
     del cfg.quantization_config  # the weights are already de-quantized to float32
     model = AutoModelForCausalLM.from_config(cfg)
     model.load_state_dict(q.state_dict())
-    tmp = out.with_suffix(".tmp")
+    tmp = out.with_name(f"{out.name}.tmp{os.getpid()}")  # parallel notebooks may convert at once: last rename loses
     model.save_pretrained(tmp); tok.save_pretrained(tmp)
-    tmp.rename(out)
+    try: tmp.rename(out)
+    except OSError: shutil.rmtree(tmp, ignore_errors=True)
     return out
 
 def prepare_tokenizer(tok):
