@@ -4,7 +4,7 @@ PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha1sum | cut -c1-12)
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
-.PHONY: setup test demo export bench clean
+.PHONY: setup test demo export readme bench clean
 
 $(STAMP):
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -25,6 +25,9 @@ demo: setup
 
 export: setup
 	$(VENV)/bin/nbdev-export
+
+readme: setup
+	$(PY) scripts/nb2readme.py
 
 bench: setup
 	$(PY) bench/env_bench.py --quick
