@@ -133,6 +133,13 @@ def main():
     tool, args = bench_call(srv)
     sess = srv.session()
     res = {"server": server, "tools": len(srv.tools), "call_tool": tool, "call_us": round(median_us(lambda: sess.call(tool, args), 2000 if a.quick else 20000), 2)}
+    per_tool = []
+    for name in srv.tools:
+        if srv.tools[name].kind != "read": continue
+        targs = example_arguments(srv, name)
+        if sess.call(name, targs).ok: per_tool.append(median_us(lambda: sess.call(name, targs), 200 if a.quick else 1000))
+    res["call_us_median_over_read_tools"] = round(statistics.median(per_tool), 2)
+    res["read_tools_timed"] = len(per_tool)
     res.update(fork_bench(a.quick))
     res.update(mcp_bench(server, a.quick))
     res["deepcopy_over_fork_10mb"] = round(res["deepcopy_us_10mb"] / res["fork_us_10mb"], 1)
