@@ -11,7 +11,8 @@ from types import MappingProxyType
 from typing import Any, Callable, Iterator
 
 # %% auto #0
-__all__ = ['SIZES', 'TableSpec', 'freeze', 'thaw', 'StateError', 'State', 'table_order', 'fill_state', 'integrity_errors']
+__all__ = ['SIZES', 'TableSpec', 'freeze', 'thaw', 'StateError', 'State', 'table_order', 'Picker', 'fill_state',
+           'integrity_errors']
 
 # %% ../nbs/01_state.ipynb #316595ad
 @dataclass
@@ -211,14 +212,32 @@ def table_order(specs: list) -> list:
 
 SIZES = {"tiny": 0.25, "small": 1, "medium": 8, "large": 60}
 
+class Picker:
+    "What a row factory may ask while a seed is built: draw a parent key, read rows made so far, keep scratch notes."
+    def __init__(self, rng, specs: dict, rows: dict):
+        self.rng, self.specs, self.made, self.memo = rng, specs, rows, {}
+        self._index = {}
+
+    def __call__(self, table: str, **where):
+        "The key of a random existing row of `table` (optionally one whose fields equal `where`)."
+        cands = [r for r in self.made[table] if all(r.get(k) == v for k, v in where.items())] if where else self.made[table]
+        if not cands: raise StateError(f"no {table} to refer to" + (f" with {where}" if where else ""))
+        return self.rng.choice(cands)[self.specs[table].key]
+
+    def row(self, table: str, key) -> dict:
+        "The row `key` of `table` made so far (its parent's fields are what a child usually needs)."
+        idx = self._index.setdefault(table, {})
+        if len(idx) != len(self.made[table]): idx.update((r[self.specs[table].key], r) for r in self.made[table])
+        return idx[key]
+
+    def rows(self, table: str) -> list:
+        "Every row of `table` made so far."
+        return self.made[table]
+
 def fill_state(specs: list, factories: dict, counts: dict, seed: int = 0, size: str = "small", meta: dict | None = None) -> State:
     "A seeded state: `counts[table] * SIZES[size]` rows per table, made parents-first by `factories[table](rng, i, pick)`."
     rng, sp, rows = random.Random(seed), {s.name: s for s in specs}, {}
-    def pick(table: str, **where):
-        "The key of a random existing row of `table` (optionally matching `where`)."
-        cands = [r for r in rows[table] if all(r.get(k) == v for k, v in where.items())] if where else rows[table]
-        if not cands: raise StateError(f"no {table} to refer to")
-        return rng.choice(cands)[sp[table].key]
+    pick = Picker(rng, sp, rows)
     for t in table_order(specs):
         rows[t] = []
         n = max(1, round(counts[t] * SIZES[size]))
