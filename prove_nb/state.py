@@ -216,7 +216,7 @@ class Picker:
     "What a row factory may ask while a seed is built: draw a parent key, read rows made so far, keep scratch notes."
     def __init__(self, rng, specs: dict, rows: dict):
         self.rng, self.specs, self.made, self.memo = rng, specs, rows, {}
-        self._index = {}
+        self._by_key, self._groups = {}, {}
 
     def __call__(self, table: str, **where):
         "The key of a random existing row of `table` (optionally one whose fields equal `where`)."
@@ -226,13 +226,20 @@ class Picker:
 
     def row(self, table: str, key) -> dict:
         "The row `key` of `table` made so far (its parent's fields are what a child usually needs)."
-        idx = self._index.setdefault(table, {})
+        idx = self._by_key.setdefault(table, {})
         if len(idx) != len(self.made[table]): idx.update((r[self.specs[table].key], r) for r in self.made[table])
         return idx[key]
 
     def rows(self, table: str) -> list:
         "Every row of `table` made so far."
         return self.made[table]
+
+    def group(self, table: str, field: str) -> dict:
+        "Rows of `table` made so far, grouped by `field` (an index kept up to date as rows are added)."
+        idx, seen = self._groups.get((table, field), ({}, 0))
+        for r in self.made[table][seen:]: idx.setdefault(r[field], []).append(r)
+        self._groups[table, field] = (idx, len(self.made[table]))
+        return idx
 
 def fill_state(specs: list, factories: dict, counts: dict, seed: int = 0, size: str = "small", meta: dict | None = None) -> State:
     "A seeded state: `counts[table] * SIZES[size]` rows per table, made parents-first by `factories[table](rng, i, pick)`."

@@ -7,7 +7,6 @@ one are closed (no expenses logged or removed there) and expenses cannot be date
 goes over the limit; an alert is acknowledged once; a savings goal takes contributions until its target is reached
 (never beyond), then it is achieved.
 """
-import weakref
 from datetime import date as Date, timedelta
 from typing import Annotated, Literal
 
@@ -38,29 +37,22 @@ def _month_shift(month: str, k: int) -> str:
     y, m = divmod(int(month[:4]) * 12 + int(month[5:7]) - 1 + k, 12)
     return f"{y:04d}-{m + 1:02d}"
 
-_builds = weakref.WeakKeyDictionary()  # per seed build, keyed by its rng: what child factories need to know of parent rows
-
-def _memo(rng) -> dict: return _builds.setdefault(rng, {"budget": [], "budget_keys": set(), "spent": {}})
-
 def _household(rng, i, pick):
     first, last = rng.choice(FIRST), rng.choice(LAST)
     return {"name": f"{last} household", "owner": f"{first} {last}", "email": f"{first.lower()}.{last.lower()}{i}@home.example",
             "monthly_income": float(rng.randrange(2800, 12000, 50)), "currency": "USD"}
 
 def _budget(rng, i, pick):
-    m = _memo(rng)
     hh, cat, month = pick("household"), rng.choice(CATEGORIES), rng.choice(MONTHS)
-    if (hh, cat, month) in m["budget_keys"]: return None  # one budget per household, category and month
-    m["budget_keys"].add((hh, cat, month))
+    made = pick.memo.setdefault("budget_keys", set())
+    if (hh, cat, month) in made: return None  # one budget per household, category and month
+    made.add((hh, cat, month))
     lo, hi = LIMITS[cat]
-    row = {"household_id": hh, "category": cat, "month": month, "limit": float(rng.randrange(lo, hi, 10)),
-           "warn_at": rng.choice([0.75, 0.8, 0.8, 0.9])}
-    m["budget"].append(row)
-    return row
+    return {"household_id": hh, "category": cat, "month": month, "limit": float(rng.randrange(lo, hi, 10)),
+            "warn_at": rng.choice([0.75, 0.8, 0.8, 0.9])}
 
 def _expense(rng, i, pick):  # built after budget (same dependency level, alphabetical order)
-    m = _memo(rng)
-    b = m["budget"][int(pick("budget")[4:]) - 1]
+    b = pick.row("budget", pick("budget"))
     if b["month"] <= TODAY.isoformat()[:7] and rng.random() < 0.8:  # most expenses fall in a budgeted category
         hh, cat = b["household_id"], b["category"]
         day = f"{b['month']}-{rng.randint(1, TODAY.day if b['month'] == TODAY.isoformat()[:7] else 28):02d}"
@@ -69,20 +61,19 @@ def _expense(rng, i, pick):  # built after budget (same dependency level, alphab
         hh, cat = pick("household"), rng.choice(CATEGORIES)
         day = (TODAY - timedelta(days=rng.randint(0, 75))).isoformat()
         amount = round(rng.uniform(*LIMITS[cat]) * rng.uniform(0.05, 0.3), 2)
-    key = (hh, cat, day[:7])
-    m["spent"][key] = m["spent"].get(key, 0.0) + amount
+    spent, key = pick.memo.setdefault("spent", {}), (hh, cat, day[:7])
+    spent[key] = spent.get(key, 0.0) + amount
     return {"household_id": hh, "category": cat, "amount": amount, "date": day, "merchant": rng.choice(MERCHANTS[cat]),
             "method": rng.choice(["card", "card", "cash", "transfer"]), "note": ""}
 
 def _alert(rng, i, pick):
     "The seeded alert of the i-th budget, if its seeded spending called for one."
-    m = _memo(rng)
-    if i >= len(m["budget"]): return None
-    b, bid = m["budget"][i], f"bgt_{i + 1:04d}"  # the key fill_state gave the i-th budget row
-    level = _level(m["spent"].get((b["household_id"], b["category"], b["month"]), 0.0), b["limit"], b["warn_at"])
+    if i >= len(pick.rows("budget")): return None
+    b = pick.rows("budget")[i]
+    level = _level(pick.memo.get("spent", {}).get((b["household_id"], b["category"], b["month"]), 0.0), b["limit"], b["warn_at"])
     if level is None: return None
     last = TODAY.day if b["month"] == TODAY.isoformat()[:7] else 28
-    return {"budget_id": bid, "kind": level, "message": _message(b, level), "created": f"{b['month']}-{rng.randint(2, last):02d}",
+    return {"budget_id": b["budget_id"], "kind": level, "message": _message(b, level), "created": f"{b['month']}-{rng.randint(2, last):02d}",
             "status": rng.choice(["new", "acknowledged"])}
 
 def _goal(rng, i, pick):

@@ -35,42 +35,29 @@ Response = Literal["accepted", "declined", "tentative"]
 BUSY = ("accepted", "tentative")
 TODAY = Date.fromisoformat(DEFAULT_NOW[:10])
 
-_MADE: dict = {}  # rows made so far in the current seed build, by the key fill_state gives them (factories see only keys)
-
-def _made(table, i):
-    "The rows of `table` made so far in this build (reset when the build starts the table)."
-    if i == 0: _MADE[table] = {}
-    return _MADE[table]
-
-def _keep(table, prefix, i, row):
-    "Remember `row` under the key fill_state will give it."
-    made = _made(table, i)
-    made[f"{prefix}{len(made) + 1:04d}"] = row
-
 def _person(rng, i, pick):
     first, last = rng.choice(FIRST), rng.choice(LAST)
-    taken = _made("person_email", i)
+    taken = pick.memo.setdefault("emails", set())
     email = f"{first.lower()}.{last.lower()}@northwind.example"
     if email in taken: email = f"{first.lower()}.{last.lower()}{len(taken)}@northwind.example"
-    taken[email] = True
+    taken.add(email)
     start, end = rng.choice(HOURS)
     return {"name": f"{first} {last}", "email": email, "department": rng.choice(DEPARTMENTS),
             "work_start": start, "work_end": end, "work_days": rng.choice(WEEKS)}
 
 def _calendar(rng, i, pick):
-    "Calendar 2k is person k's primary calendar; calendar 2k+1 is, half the time, a second one of theirs."
-    owner = f"per_{i // 2 + 1:04d}"
-    if i % 2 and rng.random() < 0.5: return None
-    kind = "primary" if i % 2 == 0 else rng.choice(["team", "team", "project", "personal"])
+    "First every person's primary calendar, then, half the time, a second calendar of someone's."
+    people = pick.rows("person")
+    if i < len(people): owner, kind = people[i]["person_id"], "primary"
+    elif rng.random() < 0.5: return None
+    else: owner, kind = pick("person"), rng.choice(["team", "team", "project", "personal"])
     name = "Work" if kind == "primary" else rng.choice(CAL_NAMES[kind])
-    row = {"owner_id": owner, "name": name, "kind": kind, "color": rng.choice(["blue", "green", "red", "purple", "orange", "teal"]),
-           "description": f"{name} calendar"}
-    _keep("calendar", "cal_", i, row)
-    return row
+    return {"owner_id": owner, "name": name, "kind": kind, "color": rng.choice(["blue", "green", "red", "purple", "orange", "teal"]),
+            "description": f"{name} calendar"}
 
 def _event(rng, i, pick):
     cal = pick("calendar")
-    c = _MADE["calendar"][cal]
+    c = pick.row("calendar", cal)
     day = TODAY + timedelta(days=rng.randint(-21, 35))
     if day.weekday() >= 5: day += timedelta(days=7 - day.weekday())
     start = datetime(day.year, day.month, day.day, 8) + timedelta(minutes=30 * rng.randint(0, 18))
@@ -80,19 +67,17 @@ def _event(rng, i, pick):
     else:
         minutes = rng.choice([30, 30, 45, 60, 60, 90, 120])
         if rng.random() < 0.2: recurrence, count = rng.choice(["weekly", "weekly", "biweekly", "weekdays"]), rng.randint(3, 12)
-    row = {"calendar_id": cal, "organizer_id": c["owner_id"], "title": title, "start": _iso(start),
-           "end": _iso(start + timedelta(minutes=minutes)), "location": "" if c["kind"] == "personal" else rng.choice(LOCATIONS),
-           "description": "", "status": "confirmed" if rng.random() < 0.93 else "cancelled", "recurrence": recurrence,
-           "occurrences": count, "cancelled_dates": ()}
-    _keep("event", "evt_", i, {**row, "kind": c["kind"]})
-    return row
+    return {"calendar_id": cal, "organizer_id": c["owner_id"], "title": title, "start": _iso(start),
+            "end": _iso(start + timedelta(minutes=minutes)), "location": "" if c["kind"] == "personal" else rng.choice(LOCATIONS),
+            "description": "", "status": "confirmed" if rng.random() < 0.93 else "cancelled", "recurrence": recurrence,
+            "occurrences": count, "cancelled_dates": ()}
 
 def _invitation(rng, i, pick):
-    seen = _made("invitation", i)
-    ev = pick("event")
-    e, person = _MADE["event"][ev], pick("person")
-    if e["kind"] == "personal" or person == e["organizer_id"] or (ev, person) in seen: return None
-    seen[(ev, person)] = True
+    seen, ev = pick.memo.setdefault("invited", set()), pick("event")
+    e, person = pick.row("event", ev), pick("person")
+    personal = pick.row("calendar", e["calendar_id"])["kind"] == "personal"
+    if personal or person == e["organizer_id"] or (ev, person) in seen: return None
+    seen.add((ev, person))
     past = e["end"] < DEFAULT_NOW
     weights = [70, 20, 10, 0] if past else [40, 10, 10, 40]
     return {"event_id": ev, "person_id": person,

@@ -37,83 +37,63 @@ MAX_KB = 25_000
 NOW = datetime.fromisoformat(DEFAULT_NOW)
 ADDRESS = re.compile(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
 
-_MADE: dict = {}  # rows made so far in the current seed build, by the key fill_state gives them (factories see only keys)
-
-def _made(table, i):
-    "The rows of `table` made so far in this build (reset when the build starts the table)."
-    if i == 0: _MADE[table] = {}
-    return _MADE[table]
-
-def _keep(table, prefix, i, row):
-    "Remember `row` under the key fill_state will give it (and under its mailbox), and return it."
-    made, mine = _made(table, i), _made(table + "_by_mailbox", i)
-    key = f"{prefix}{len(made) + 1:04d}"
-    made[key] = row
-    if "mailbox_id" in row: mine.setdefault(row["mailbox_id"], []).append(key)
-    return row
-
-def _by_mailbox(table, mailbox_id) -> list:
-    "Keys of the rows of `table` made so far for one mailbox."
-    return _MADE[table + "_by_mailbox"].get(mailbox_id, [])
-
 def _mailbox(rng, i, pick):
     first, last = rng.choice(FIRST), rng.choice(LAST)
-    taken = _made("address", i)
+    taken = pick.memo.setdefault("addresses", set())
     address = f"{first.lower()}.{last.lower()}@{DOMAIN}"
     if address in taken: address = f"{first.lower()}.{last.lower()}{len(taken)}@{DOMAIN}"
-    taken[address] = True
-    return _keep("mailbox", "mbx_", i, {"owner_name": f"{first} {last}", "address": address,
-                                         "signature": f"{first} {last}\nNorthwind Traders"})
+    taken.add(address)
+    return {"owner_name": f"{first} {last}", "address": address, "signature": f"{first} {last}\nNorthwind Traders"}
 
 def _contact(rng, i, pick):
-    seen, mbx = _made("contact_pair", i), pick("mailbox")
+    seen, mbx = pick.memo.setdefault("contact_pairs", set()), pick("mailbox")
     if rng.random() < 0.3:
-        other = _MADE["mailbox"][pick("mailbox")]
+        other = pick.row("mailbox", pick("mailbox"))
         name, email, company = other["owner_name"], other["address"], "Northwind Traders"
     else:
         first, last, dom = rng.choice(FIRST), rng.choice(LAST), rng.choice(COMPANIES)
         name, email, company = f"{first} {last}", f"{first.lower()}.{last.lower()}@{dom}", dom.split(".")[0].title()
-    if (mbx, email) in seen or email == _MADE["mailbox"][mbx]["address"]: return None
-    seen[(mbx, email)] = True
-    return _keep("contact", "con_", i, {"mailbox_id": mbx, "name": name, "email": email, "company": company,
-                                        "blocked": rng.random() < 0.06})
+    if (mbx, email) in seen or email == pick.row("mailbox", mbx)["address"]: return None
+    seen.add((mbx, email))
+    return {"mailbox_id": mbx, "name": name, "email": email, "company": company, "blocked": rng.random() < 0.06}
 
 def _label(rng, i, pick):
     mbx, name = pick("mailbox"), rng.choice(LABELS)
-    seen = _made("label_pair", i)
+    seen = pick.memo.setdefault("label_pairs", set())
     if (mbx, name) in seen: return None
-    seen[(mbx, name)] = True
-    return _keep("label", "lbl_", i, {"mailbox_id": mbx, "name": name, "color": rng.choice(COLORS)})
+    seen.add((mbx, name))
+    return {"mailbox_id": mbx, "name": name, "color": rng.choice(COLORS)}
 
 def _file(rng, i, pick):
     stem, ext = rng.choice(FILES)
-    return _keep("file", "fil_", i, {"mailbox_id": pick("mailbox"), "name": f"{stem.format(n=rng.randint(1000, 9999))}.{ext}",
-                                     "size_kb": rng.choice([48, 120, 350, 900, 2400, 6000, 14000]) + rng.randint(0, 40),
-                                     "mime_type": MIME[ext]})
+    return {"mailbox_id": pick("mailbox"), "name": f"{stem.format(n=rng.randint(1000, 9999))}.{ext}",
+            "size_kb": rng.choice([48, 120, 350, 900, 2400, 6000, 14000]) + rng.randint(0, 40), "mime_type": MIME[ext]}
 
 def _thread(rng, i, pick):
     subject = rng.choice(SUBJECTS).format(n=rng.randint(1000, 9999), name=rng.choice(FIRST))
-    _made("thread_start", i)[f"thr_{i + 1:04d}"] = NOW - timedelta(minutes=rng.randint(120, 60 * 24 * 45))
-    return _keep("thread", "thr_", i, {"mailbox_id": pick("mailbox"), "subject": subject})
+    return {"mailbox_id": pick("mailbox"), "subject": subject}
 
 def _message(rng, i, pick):
-    counts = _made("thread_count", i)
-    thr = f"thr_{i + 1:04d}" if i < len(_MADE["thread"]) else pick("thread")  # every thread gets a first message
-    t = _MADE["thread"][thr]
-    mbx = t["mailbox_id"]
-    me, contacts = _MADE["mailbox"][mbx], _by_mailbox("contact", mbx)
-    other = _MADE["contact"][rng.choice(contacts)] if contacts else {"name": "Sam Rivera", "email": "sam.rivera@acme.example"}
-    n = counts[thr] = counts.get(thr, 0) + 1
+    threads = pick.rows("thread")
+    t = threads[i] if i < len(threads) else pick.row("thread", pick("thread"))  # every thread gets a first message
+    thr, mbx = t["thread_id"], t["mailbox_id"]
+    me, contacts = pick.row("mailbox", mbx), pick.group("contact", "mailbox_id").get(mbx, [])
+    other = rng.choice(contacts) if contacts else {"name": "Sam Rivera", "email": "sam.rivera@acme.example"}
+    so_far = pick.memo.setdefault("thread_messages", {})  # thread -> (messages made, when it started)
+    if thr not in so_far: so_far[thr] = (0, NOW - timedelta(minutes=rng.randint(120, 60 * 24 * 45)))
+    n, start = so_far[thr][0] + 1, so_far[thr][1]
+    so_far[thr] = (n, start)
     kind = rng.choices(["received", "sent", "draft"], [70, 22, 8])[0]
-    when = min(_MADE["thread_start"][thr] + timedelta(minutes=(n - 1) * rng.randint(30, 900)), NOW - timedelta(minutes=n))
-    third = _MADE["contact"][rng.choice(contacts)]["email"] if contacts and rng.random() < 0.3 else None
+    when = min(start + timedelta(minutes=(n - 1) * rng.randint(30, 900)), NOW - timedelta(minutes=n))
+    third = rng.choice(contacts)["email"] if contacts and rng.random() < 0.3 else None
     cc = (third,) if third not in (None, other["email"]) else ()
     if kind == "received":
         folder = rng.choices(["inbox", "archive", "trash", "spam"], [70, 20, 6, 4])[0]
         frm, to = other["email"], (me["address"],)
     else:
         folder, frm, to = ("sent" if kind == "sent" else "drafts"), me["address"], (other["email"],)
-    labels, files = _by_mailbox("label", mbx), _by_mailbox("file", mbx)
+    labels = [l["label_id"] for l in pick.group("label", "mailbox_id").get(mbx, [])]
+    files = [f["file_id"] for f in pick.group("file", "mailbox_id").get(mbx, [])]
     return {"mailbox_id": mbx, "thread_id": thr, "folder": folder, "from_address": frm, "to": to, "cc": cc,
             "subject": ("Re: " if n > 1 else "") + t["subject"], "body": rng.choice(BODIES).format(name=(me["owner_name"] if kind == "received" else other["name"]).split()[0]),
             "date": when.isoformat(timespec="seconds"), "is_read": kind != "received" or rng.random() < 0.6,

@@ -43,7 +43,6 @@ EXTS = {"src": [".py"], "tests": [".py"], "scripts": [".sh", ".py"], "docs": [".
         "downloads": [".pdf", ".zip", ".tar.gz", ".txt"], "logs": [".log"], "etc": [".conf", ".yaml"], "tmp": [".tmp", ".txt"],
         "home": [".txt", ".md"], "team": [".md", ".csv"], "project": [".md"], "projects": [".md"]}
 BINARY = {".jpg", ".png", ".pdf", ".zip", ".tar.gz"}
-_SEED = {}  # scratch shared by the factories of one seeding run (each table resets its part at i == 0)
 
 def _ts(rng, lo_days=1, hi_days=500) -> tuple:
     "A (created, modified) pair of ISO timestamps before the server clock."
@@ -100,24 +99,18 @@ def _text(rng, ext, stem) -> str:
     return f"{stem.replace('-', ' ').capitalize()} ({day})\n" + "".join(f"- {t}\n" for t in items)
 
 def _group(rng, i, pick):
-    if i == 0: _SEED["groups"] = []
     name = GROUPS[i] if i < len(GROUPS) else f"{GROUPS[2 + i % 8]}{i // 8}"
-    _SEED["groups"].append(name)
     return {"group_name": name, "description": "system administrators" if name == "admin" else f"{name} team"}
 
 def _user(rng, i, pick):
-    if i == 0: _SEED["users"] = []
-    if i == 0: u = {"username": "root", "full_name": "System Administrator", "primary_group": "admin", "groups": ("admin",),
-                    "quota_bytes": 10_000_000_000}
-    else:
-        first = FIRST[(i - 1) % len(FIRST)]
-        name = first.lower() + ("" if i <= len(FIRST) else str((i - 1) // len(FIRST)))
-        extra = sorted({pick("group") for _ in range(rng.randint(0, 2))} - {"admin", "staff"})
-        u = {"username": name, "full_name": f"{first} {rng.choice(LAST)}", "primary_group": "staff",
-             "groups": tuple(["admin", "staff"] if i == 1 else ["staff"]) + tuple(extra),
-             "quota_bytes": rng.choice([50, 100, 200]) * 1_000_000}
-    _SEED["users"].append(u)
-    return u
+    if i == 0: return {"username": "root", "full_name": "System Administrator", "primary_group": "admin", "groups": ("admin",),
+                       "quota_bytes": 10_000_000_000}
+    first = FIRST[(i - 1) % len(FIRST)]
+    name = first.lower() + ("" if i <= len(FIRST) else str((i - 1) // len(FIRST)))
+    extra = sorted({pick("group") for _ in range(rng.randint(0, 2))} - {"admin", "staff"})
+    return {"username": name, "full_name": f"{first} {rng.choice(LAST)}", "primary_group": "staff",
+            "groups": tuple(["admin", "staff"] if i == 1 else ["staff"]) + tuple(extra),
+            "quota_bytes": rng.choice([50, 100, 200]) * 1_000_000}
 
 def _row(path, kind, owner, group, mode, created, modified, content="", size=0, **extra):
     parent, name = _split(path)
@@ -144,9 +137,9 @@ def _skeleton(rng, users, groups) -> deque:
 
 def _node(rng, i, pick):
     if i == 0:
-        users = _SEED["users"]
-        _SEED["tree"] = {"queue": _skeleton(rng, users, _SEED["groups"]), "dirs": [], "names": {}, "files": []}
-    t = _SEED["tree"]
+        groups = [g["group_name"] for g in pick.rows("group")]
+        pick.memo["tree"] = {"queue": _skeleton(rng, pick.rows("user"), groups), "dirs": [], "names": {}, "files": []}
+    t = pick.memo["tree"]
     if t["queue"]:
         path, owner, group, mode, hint = t["queue"].popleft()
         c, m = _ts(rng, 200, 700)
@@ -195,7 +188,7 @@ def _node(rng, i, pick):
     return _row(path, "file", owner, group, mode, c, m, content=text, size=len(text.encode()), locked_by=locked)
 
 def _trash_item(rng, i, pick):
-    users = _SEED["users"][1:]
+    users = pick.rows("user")[1:]
     u = users[0] if rng.random() < 0.6 or len(users) == 1 else rng.choice(users)
     stem, ext = f"{rng.choice(['old', 'draft', 'scratch', 'copy-of'])}-{rng.choice(TOPICS)}-{i + 1}", rng.choice([".txt", ".md", ".csv"])
     path = f"/home/{u['username']}/documents/{stem}{ext}"
@@ -208,7 +201,8 @@ def _trash_item(rng, i, pick):
 
 def _shell(rng, i, pick):
     if i: return None
-    me = _SEED["users"][1] if len(_SEED["users"]) > 1 else _SEED["users"][0]
+    users = pick.rows("user")
+    me = users[1] if len(users) > 1 else users[0]
     return {"user": me["username"], "cwd": f"/home/{me['username']}" if me["username"] != "root" else "/"}
 
 server = ToolServer(

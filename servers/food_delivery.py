@@ -58,28 +58,23 @@ PROMOS = [("WELCOME10", "percent", 10.0, 0.0), ("LUNCH15", "percent", 15.0, 25.0
 NEXT_STATUS = {"placed": "preparing", "preparing": "out_for_delivery", "out_for_delivery": "delivered"}
 MAX_PERCENT_DISCOUNT, CASH_LIMIT, MAX_ADDRESSES = 15.0, 100.0, 5
 
-def _k(prefix: str, n: int) -> str:
-    "The key of the n-th (0-based) seeded row of a table with `prefix`."
-    return f"{prefix}{n + 1:04d}"
-
-def _idx(key: str) -> int: return int(key.split("_")[1]) - 1
-
-# Seed layout (counts keep these ratios at every size): restaurant r serves cuisine CUISINES[(r // 3) % 6] in city
-# FOOD_CITIES[r % 3] and has menu items 10r..10r+9 (dish slot = item % 10); diner d lives in FOOD_CITIES[d % 3] and has
-# addresses 2d (home) and 2d+1 (work); cart c belongs to diner 3c.
+# Seed layout: restaurant r serves cuisine CUISINES[(r // 3) % 6] in city FOOD_CITIES[r % 3] and offers its cuisine's ten
+# dishes as menu items 10r..10r+9, one per dish slot (carts are made before menu items, so cart lines name dishes by this
+# layout); diner d lives in FOOD_CITIES[d % 3] and has a home and a work address; every third diner has an open cart.
 
 def _cuisine(r: int) -> str: return CUISINES[(r // 3) % len(CUISINES)]
 def _price(r: int, slot: int) -> float: return round(round(DISHES[_cuisine(r)][slot][2] * (0.9 + (r % 5) * 0.1), 1) - 0.01, 2)
 
-def _same_city_restaurant(pick, city_index: int) -> str:
-    "A random restaurant in a city (rejection sampling over `pick`)."
+def _same_city_restaurant(rng, pick, city: str) -> int:
+    "The position of a random restaurant in `city` (rejection sampling)."
+    restaurants = pick.rows("restaurant")
     while True:
-        r = pick("restaurant")
-        if _idx(r) % 3 == city_index: return r
+        r = rng.randrange(len(restaurants))
+        if restaurants[r]["city"] == city: return r
 
 def _line(rng, r: int) -> dict:
     slot = rng.randrange(MENU_SIZE)
-    return {"menu_item_id": _k("itm_", MENU_SIZE * r + slot), "name": DISHES[_cuisine(r)][slot][0], "quantity": rng.randint(1, 3),
+    return {"menu_item_id": f"itm_{MENU_SIZE * r + slot + 1:04d}", "name": DISHES[_cuisine(r)][slot][0], "quantity": rng.randint(1, 3),
             "unit_price": _price(r, slot), "notes": ""}
 
 def _lines(rng, r: int, n: int) -> tuple:
@@ -101,9 +96,10 @@ def _restaurant(rng, i, pick):
             "accepting_orders": rng.random() < 0.9}
 
 def _menu_item(rng, i, pick):
-    r, slot = i // MENU_SIZE, i % MENU_SIZE
-    name, cat, _, tags = DISHES[_cuisine(r)][slot]
-    return {"restaurant_id": _k("rst_", r), "name": name, "category": cat, "price": _price(r, slot), "dietary": tags,
+    restaurants, (r, slot) = pick.rows("restaurant"), divmod(i, MENU_SIZE)
+    if r >= len(restaurants): return None
+    name, cat, _, tags = DISHES[restaurants[r]["cuisine"]][slot]
+    return {"restaurant_id": restaurants[r]["restaurant_id"], "name": name, "category": cat, "price": _price(r, slot), "dietary": tags,
             "available": rng.random() < 0.88}
 
 def _diner(rng, i, pick):
@@ -112,17 +108,22 @@ def _diner(rng, i, pick):
             "phone": f"+1 555 {rng.randrange(1000, 9999)}", "wallet_balance": float(rng.choice([0, 5, 12.5, 25, 40, 80, 150]))}
 
 def _address(rng, i, pick):
-    city = FOOD_CITIES[(i // 2) % 3]
-    street, num = rng.choice(CITIES[city][3]), rng.randint(1, 399)
-    lat, lon = street_point(city, street, num)
-    return {"diner_id": _k("dnr_", i // 2), "label": ("home", "work")[i % 2], "street": f"{num} {street}", "city": city,
+    "The home (even `i`) or work (odd `i`) address of the `i // 2`-th diner, in the diner's city."
+    diners = pick.rows("diner")
+    if i // 2 >= len(diners): return None
+    d = diners[i // 2]
+    street, num = rng.choice(CITIES[d["city"]][3]), rng.randint(1, 399)
+    lat, lon = street_point(d["city"], street, num)
+    return {"diner_id": d["diner_id"], "label": ("home", "work")[i % 2], "street": f"{num} {street}", "city": d["city"],
             "lat": lat, "lon": lon, "instructions": rng.choice(["", "", "ring twice", "leave at the door", "call on arrival"])}
 
 def _cart(rng, i, pick):
-    d = 3 * i
-    r = _idx(_same_city_restaurant(pick, d % 3))
-    return {"diner_id": _k("dnr_", d), "restaurant_id": _k("rst_", r), "items": _lines(rng, r, rng.randint(1, 3)),
-            "promo_code": None, "status": "open", "order_id": None, "updated_at": "2026-06-14T19:30:00"}
+    diners = pick.rows("diner")
+    if 3 * i >= len(diners): return None
+    d = diners[3 * i]
+    r = _same_city_restaurant(rng, pick, d["city"])
+    return {"diner_id": d["diner_id"], "restaurant_id": pick.rows("restaurant")[r]["restaurant_id"],
+            "items": _lines(rng, r, rng.randint(1, 3)), "promo_code": None, "status": "open", "order_id": None, "updated_at": "2026-06-14T19:30:00"}
 
 def _promo(rng, i, pick):
     code, kind, value, minimum = PROMOS[i % len(PROMOS)]
@@ -131,15 +132,16 @@ def _promo(rng, i, pick):
             "expires": rng.choice(["2026-06-01", "2026-06-30", "2026-08-31", "2026-12-31"])}
 
 def _order(rng, i, pick):
-    d = _idx(pick("diner"))
-    r = _idx(_same_city_restaurant(pick, d % 3))
+    d = pick.row("diner", pick("diner"))
+    r = _same_city_restaurant(rng, pick, d["city"])
     items = _lines(rng, r, rng.randint(1, 4))
     sub = round(sum(l["unit_price"] * l["quantity"] for l in items), 2)
     fee, tip = rng.choice([0.99, 1.99, 2.99, 3.99]), float(rng.choice([0, 0, 2, 3, 5]))
     status = rng.choice(["delivered"] * 7 + ["cancelled", "placed", "preparing", "out_for_delivery"])
     day = "2026-06-15" if status in NEXT_STATUS else f"2026-{rng.randint(4, 6):02d}-{rng.randint(1, 14):02d}"
     placed = f"{day}T{rng.randint(7, 8) if status in NEXT_STATUS else rng.randint(11, 21):02d}:{rng.randrange(0, 60, 5):02d}:00"
-    return {"diner_id": _k("dnr_", d), "restaurant_id": _k("rst_", r), "address_id": _k("adr_", 2 * d + rng.randrange(2)), "items": items,
+    return {"diner_id": d["diner_id"], "restaurant_id": pick.rows("restaurant")[r]["restaurant_id"],
+            "address_id": rng.choice(pick.group("delivery_address", "diner_id")[d["diner_id"]])["address_id"], "items": items,
             "subtotal": sub, "discount": 0.0, "delivery_fee": fee, "tip": tip, "total": round(sub + fee + tip, 2), "promo_code": None,
             "payment_method": rng.choice(["card", "card", "wallet", "cash"]), "status": status, "placed_at": placed, "updated_at": placed,
             "rating": rng.choice([None, None, 3, 4, 5, 5]) if status == "delivered" else None, "rating_comment": ""}

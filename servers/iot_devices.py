@@ -5,7 +5,7 @@ and only colour bulbs take colours; a light must be on before its brightness or 
 needs every lock locked (and starts every camera recording), and while armed away nothing unlocks or stops recording;
 scenes and groups only hold devices of their own home; firmware updates need the device online with enough battery.
 """
-import collections, weakref
+import collections
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
@@ -50,12 +50,6 @@ GROUP_NAMES = {"light": ["Downstairs Lights", "Evening Lamps", "Ceiling Lights",
 KWH = {"thermostat": (1.5, 6.0), "light": (0.05, 0.6), "lock": (0.0, 0.02), "camera": (0.05, 0.2), "sensor": (0.0, 0.01),
        "plug": (0.2, 3.5)}
 
-_BUILDS = weakref.WeakKeyDictionary()
-
-def _notes(pick) -> collections.defaultdict:
-    "What the factories of one seed build noted about rows already made (the build's `pick` identifies it)."
-    return _BUILDS.setdefault(pick, collections.defaultdict(dict))
-
 def _home(rng, i, pick):
     name, city = PLACES[i % len(PLACES)]
     return {"name": name if i < len(PLACES) else f"{name} {i // len(PLACES) + 1}", "owner": rng.choice(OWNERS),
@@ -63,38 +57,31 @@ def _home(rng, i, pick):
             "security_mode": rng.choice(["disarmed", "disarmed", "armed_home"])}
 
 def _room(rng, i, pick):
-    home, used = pick("home"), _notes(pick)["room_names"]
-    names = used.setdefault(home, set())
+    home = pick("home")
+    names = pick.memo.setdefault("room_names", {}).setdefault(home, set())
     name = next((n for n in rng.sample(ROOMS, len(ROOMS)) if n not in names), f"Room {len(names) + 1}")
     names.add(name)
-    _notes(pick)["room"][f"room_{i + 1:04d}"] = (home, name)
     return {"home_id": home, "name": name, "floor": 0 if name in ("Garage", "Patio") else -1 if name == "Basement" else rng.randint(0, 1)}
 
 def _firmware(rng, i, pick):
     "Up to four releases per model, oldest first (every model has at least one at every size)."
     model, n = list(MODELS)[i % len(MODELS)], i // len(MODELS)
     if n >= 4: return None
-    version = f"{2 + n // 3}.{n % 3}.{rng.randint(0, 9)}"
-    _notes(pick)["releases"].setdefault(model, []).append(version)
-    return {"model": model, "version": version, "released": f"2025-{1 + 3 * n:02d}-{rng.randint(10, 28)}",
+    return {"model": model, "version": f"{2 + n // 3}.{n % 3}.{rng.randint(0, 9)}", "released": f"2025-{1 + 3 * n:02d}-{rng.randint(10, 28)}",
             "notes": rng.choice(["Security fixes", "Improved battery life", "Faster pairing", "Stability improvements",
                                  "New scheduling features"])}
 
 def _device(rng, i, pick):
-    room = pick("room")
-    notes = _notes(pick)
-    home, room_name = notes["room"][room]
+    room = pick.row("room", pick("room"))
     kind = rng.choice(KIND_WEIGHTS)
     model = rng.choice([m for m, (k, _) in MODELS.items() if k == kind])
     facts = MODELS[model][1]
-    n = notes["names"][(room, kind)] = notes["names"].get((room, kind), 0) + 1
-    key = f"dev_{i + 1:04d}"
-    notes["home_devices"].setdefault(home, []).append((key, kind, facts.get("sensor_type")))
-    notes["kind"][key] = kind
+    names = pick.memo.setdefault("device_names", {})
+    n = names[room["room_id"], kind] = names.get((room["room_id"], kind), 0) + 1
     online = rng.random() < 0.88
-    row = {"home_id": home, "room_id": room, "name": f"{room_name} {LABELS[kind]}" + (f" {n}" if n > 1 else ""), "kind": kind,
-           "model": model, "status": "online" if online else "offline",
-           "firmware_version": rng.choice(notes["releases"][model]),
+    row = {"home_id": room["home_id"], "room_id": room["room_id"], "name": f"{room['name']} {LABELS[kind]}" + (f" {n}" if n > 1 else ""),
+           "kind": kind, "model": model, "status": "online" if online else "offline",
+           "firmware_version": rng.choice([f["version"] for f in pick.group("firmware_release", "model")[model]]),
            "battery": rng.choice([rng.randint(5, 19), rng.randint(20, 100), rng.randint(20, 100)]) if kind in BATTERY_KINDS else None}
     if kind == "thermostat":
         row.update(facts, hvac_mode=rng.choice(["heat", "cool", "auto", "off"]), target_temp=float(rng.randint(18, 24)),
@@ -114,18 +101,18 @@ def _device(rng, i, pick):
     return row
 
 def _scene(rng, i, pick):
-    home = pick("home")
-    _notes(pick)["scene"][f"scn_{i + 1:04d}"] = home
-    return {"home_id": home, "name": SCENE_NAMES[i % len(SCENE_NAMES)] + (f" {i // len(SCENE_NAMES) + 1}" if i >= len(SCENE_NAMES) else "")}
+    return {"home_id": pick("home"), "name": SCENE_NAMES[i % len(SCENE_NAMES)] + (f" {i // len(SCENE_NAMES) + 1}" if i >= len(SCENE_NAMES) else "")}
 
 def _scene_action(rng, i, pick):
     scene = pick("scene")
-    notes = _notes(pick)
-    devs = [(d, k) for d, k, _ in notes["home_devices"].get(notes["scene"][scene], []) if k in ("light", "plug", "thermostat", "lock")]
+    home = pick.row("scene", scene)["home_id"]
+    devs = [(d["device_id"], d["kind"]) for d in pick.group("device", "home_id").get(home, [])
+            if d["kind"] in ("light", "plug", "thermostat", "lock")]
     if not devs: return None
     dev, kind = rng.choice(devs)
-    if (scene, dev) in notes["actions"]: return None
-    notes["actions"][(scene, dev)] = True
+    seen = pick.memo.setdefault("actions", set())
+    if (scene, dev) in seen: return None
+    seen.add((scene, dev))
     row = {"scene_id": scene, "device_id": dev, "power": None, "brightness": None, "color": None, "target_temp": None, "locked": None}
     if kind == "light": row.update(power="on", brightness=rng.choice([10, 30, 50, 70, 100]), color=rng.choice(WHITES))
     elif kind == "plug": row.update(power=rng.choice(["on", "off"]))
@@ -135,9 +122,8 @@ def _scene_action(rng, i, pick):
 
 def _automation(rng, i, pick):
     scene = pick("scene")
-    notes = _notes(pick)
-    home = notes["scene"][scene]
-    sensors = [(d, t) for d, k, t in notes["home_devices"].get(home, []) if k == "sensor"]
+    home = pick.row("scene", scene)["home_id"]
+    sensors = [(d["device_id"], d["sensor_type"]) for d in pick.group("device", "home_id").get(home, []) if d["kind"] == "sensor"]
     row = {"home_id": home, "scene_id": scene, "enabled": rng.random() < 0.75, "trigger_time": None, "sensor_id": None,
            "condition": None, "threshold": None}
     if sensors and rng.random() < 0.5:
@@ -154,8 +140,8 @@ def _automation(rng, i, pick):
 def _group(rng, i, pick):
     home = pick("home")
     kind = rng.choice(["light", "light", "plug"])
-    devs = sorted(d for d, k, _ in _notes(pick)["home_devices"].get(home, []) if k == kind)
-    used = _notes(pick)["group_names"].setdefault(home, set())
+    devs = sorted(d["device_id"] for d in pick.group("device", "home_id").get(home, []) if d["kind"] == kind)
+    used = pick.memo.setdefault("group_names", {}).setdefault(home, set())
     name = next((n for n in GROUP_NAMES[kind] if n not in used), None)
     if len(devs) < 2 or name is None: return None
     used.add(name)
@@ -163,9 +149,9 @@ def _group(rng, i, pick):
             "device_ids": sorted(rng.sample(devs, rng.randint(2, min(4, len(devs)))))}
 
 def _energy(rng, i, pick):
-    dev = pick("device")
-    lo, hi = KWH[_notes(pick)["kind"][dev]]
-    return {"device_id": dev, "date": f"2026-06-{rng.randint(1, 14):02d}", "kwh": round(rng.uniform(lo, hi), 3)}
+    dev = pick.row("device", pick("device"))
+    lo, hi = KWH[dev["kind"]]
+    return {"device_id": dev["device_id"], "date": f"2026-06-{rng.randint(1, 14):02d}", "kwh": round(rng.uniform(lo, hi), 3)}
 
 server = ToolServer(
     "iot_devices", "Smart home control: rooms, thermostats, lights, locks, cameras, sensors, plugs, scenes and automations.",

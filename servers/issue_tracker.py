@@ -35,18 +35,9 @@ COMMENTS = ["I can reproduce this on staging.", "Could you attach the logs?", "W
 MILESTONES = ["v2.4", "v2.5", "Q3 hardening", "Beta launch", "Sprint 14", "Sprint 15"]
 ROLES = ("owner", "maintainer", "developer", "reporter")
 
-def _memo(rng) -> dict:
-    "Scratch memory shared by the factories of one seed build (kept on that build's rng)."
-    return rng.__dict__.setdefault("memo", {})
-
-def _first_time(rng, *key) -> bool:
-    "True the first time `key` is seen in this seed build."
-    seen = _memo(rng).setdefault("seen", set())
-    if key in seen: return False
-    seen.add(key)
-    return True
-
 def _day(days_from_now: int) -> str: return (date.fromisoformat(NOW[:10]) + timedelta(days=days_from_now)).isoformat()
+
+def _days_from_now(day: str) -> int: return (date.fromisoformat(day) - date.fromisoformat(NOW[:10])).days
 
 def _user(rng, i, pick):
     first, last = rng.choice(FIRST), rng.choice(LAST)
@@ -55,69 +46,64 @@ def _user(rng, i, pick):
 def _project(rng, i, pick):
     key, name = PROJECTS[i % len(PROJECTS)]
     if i >= len(PROJECTS): key, name = f"{key}{i // len(PROJECTS) + 1}", f"{name} {i // len(PROJECTS) + 1}"
-    owner = pick("user")
-    _memo(rng).setdefault("owners", []).append(owner)
-    _memo(rng).setdefault("keys", []).append((key, name))
-    return {"key": key, "name": name, "owner_id": owner, "status": "archived" if i % 7 == 5 else "active", "created_at": _day(-rng.randint(200, 900))}
+    return {"key": key, "name": name, "owner_id": pick("user"), "status": "archived" if i % 7 == 5 else "active",
+            "created_at": _day(-rng.randint(200, 900))}
 
 def _membership(rng, i, pick):
-    memo = _memo(rng)
-    owners = memo["owners"]
-    k, user, role = (i, owners[i], "owner") if i < len(owners) else (rng.randrange(len(owners)), pick("user"), rng.choice(ROLES[1:] + ("developer",)))
-    if not _first_time(rng, "member", k, user): return None
-    memo.setdefault("members", {}).setdefault(k, []).append((user, role))
-    return {"project_id": f"prj_{k + 1:04d}", "user_id": user, "role": role}
+    "First every project's owner, then members with other roles."
+    projects = pick.rows("project")
+    if i < len(projects): p, user, role = projects[i], projects[i]["owner_id"], "owner"
+    else: p, user, role = rng.choice(projects), pick("user"), rng.choice(ROLES[1:] + ("developer",))
+    seen = pick.memo.setdefault("members", set())
+    if (p["project_id"], user) in seen: return None
+    seen.add((p["project_id"], user))
+    return {"project_id": p["project_id"], "user_id": user, "role": role}
 
 def _label(rng, i, pick):
-    n = len(_memo(rng)["owners"])
-    k, (name, color) = i % n, LABELS[(i // n) % len(LABELS)]  # every project gets the same first labels
-    _memo(rng).setdefault("labels", {}).setdefault(k, []).append(f"lbl_{i + 1:04d}")
-    return {"project_id": f"prj_{k + 1:04d}", "name": name, "color": color}
+    projects = pick.rows("project")
+    p, (name, color) = projects[i % len(projects)], LABELS[(i // len(projects)) % len(LABELS)]  # every project gets the same first labels
+    return {"project_id": p["project_id"], "name": name, "color": color}
 
 def _milestone(rng, i, pick):
-    n = len(_memo(rng)["owners"])
-    k, due = i % n, rng.randint(-40, 90)
-    status = "closed" if due < -10 else "open"
-    if status == "open": _memo(rng).setdefault("milestones", {}).setdefault(k, []).append(f"ms_{i + 1:04d}")
-    return {"project_id": f"prj_{k + 1:04d}", "title": MILESTONES[(i // n) % len(MILESTONES)], "due_date": _day(due), "status": status}
+    projects = pick.rows("project")
+    p, due = projects[i % len(projects)], rng.randint(-40, 90)
+    return {"project_id": p["project_id"], "title": MILESTONES[(i // len(projects)) % len(MILESTONES)], "due_date": _day(due),
+            "status": "closed" if due < -10 else "open"}
 
 def _issue(rng, i, pick):
-    memo = _memo(rng)
-    k = rng.randrange(len(memo["owners"]))
-    members = memo["members"][k]
+    p = rng.choice(pick.rows("project"))
+    members = pick.group("membership", "project_id")[p["project_id"]]
     kind = rng.choice(["bug", "bug", "feature", "task"])
     status = rng.choice(["open", "open", "open", "in_progress", "in_progress", "review", "closed", "closed"])
-    workers = [u for u, r in members if r != "reporter"]
+    workers = [m["user_id"] for m in members if m["role"] != "reporter"]
     assignee = rng.choice(workers) if status != "open" or rng.random() < 0.5 else None
     created = -rng.randint(1, 120)
-    memo.setdefault("issues", []).append((k, created))
-    mine = memo.setdefault("by_project", {}).setdefault(k, [])
-    mine.append(i)
-    labels = memo.get("labels", {}).get(k, [])
-    key, name = memo["keys"][k]
-    return {"project_id": f"prj_{k + 1:04d}", "key": f"{key}-{len(mine)}",
+    counts = pick.memo.setdefault("issue_counts", {})
+    n = counts[p["project_id"]] = counts.get(p["project_id"], 0) + 1
+    labels = [l["label_id"] for l in pick.group("label", "project_id").get(p["project_id"], [])]
+    milestones = [m["milestone_id"] for m in pick.group("milestone", "project_id").get(p["project_id"], []) if m["status"] == "open"]
+    return {"project_id": p["project_id"], "key": f"{p['key']}-{n}",
             "title": rng.choice(TITLES[kind]), "type": kind, "priority": rng.choice(PRIORITIES + ("medium", "high")), "status": status,
             "resolution": rng.choice(["fixed", "fixed", "wont_fix"]) if status == "closed" else None,
-            "reporter_id": rng.choice(members)[0], "assignee_id": assignee,
-            "milestone_id": rng.choice([None] + memo.get("milestones", {}).get(k, [])),
+            "reporter_id": rng.choice(members)["user_id"], "assignee_id": assignee,
+            "milestone_id": rng.choice([None] + milestones),
             "label_ids": tuple(sorted(set(rng.sample(labels, min(len(labels), rng.choice([0, 1, 1, 2])))))),
-            "description": f"Reported from the {name} team.", "created_at": _day(created),
+            "description": f"Reported from the {p['name']} team.", "created_at": _day(created),
             "updated_at": _day(rng.randint(created, 0))}
 
 def _comment(rng, i, pick):
-    memo = _memo(rng)
-    n = rng.randrange(len(memo["issues"]))
-    k, created = memo["issues"][n]
-    return {"issue_id": f"iss_{n + 1:04d}", "author_id": rng.choice(memo["members"][k])[0], "body": rng.choice(COMMENTS),
-            "created_at": _day(rng.randint(created, 0))}
+    iss = rng.choice(pick.rows("issue"))
+    return {"issue_id": iss["issue_id"], "author_id": rng.choice(pick.group("membership", "project_id")[iss["project_id"]])["user_id"],
+            "body": rng.choice(COMMENTS), "created_at": _day(rng.randint(_days_from_now(iss["created_at"]), 0))}
 
 def _link(rng, i, pick):
-    memo = _memo(rng)
-    a = rng.randrange(len(memo["issues"]))
-    b = rng.choice(memo["by_project"][memo["issues"][a][0]])
+    a = rng.choice(pick.rows("issue"))["issue_id"]
+    b = rng.choice(pick.group("issue", "project_id")[pick.row("issue", a)["project_id"]])["issue_id"]
     kind = rng.choice(["blocks", "blocks", "relates_to", "duplicates"])
-    if a == b or not _first_time(rng, "link", min(a, b), max(a, b)) or (kind == "blocks" and a > b): return None  # blocks only point forward: no cycles
-    return {"source_issue_id": f"iss_{a + 1:04d}", "target_issue_id": f"iss_{b + 1:04d}", "kind": kind}
+    seen = pick.memo.setdefault("links", set())
+    if a == b or (min(a, b), max(a, b)) in seen or (kind == "blocks" and a > b): return None  # blocks only point forward: no cycles
+    seen.add((min(a, b), max(a, b)))
+    return {"source_issue_id": a, "target_issue_id": b, "kind": kind}
 
 server = ToolServer(
     "issue_tracker", "A software issue tracker: projects and members, issues through their workflow, labels, comments, milestones and links.",

@@ -34,18 +34,9 @@ LAST = ["Abbott", "Bianchi", "Costa", "Novak", "Ortega", "Pohl", "Quinn", "Reyes
 CITIES = ["Lisbon", "Madrid", "Utrecht", "Ghent", "Lyon", "Turin", "Krakow", "Vienna"]
 MESSAGES = ["Would you take this?", "Can pick up this weekend.", "Cash on collection.", "Is it still available?", ""]
 
-def _memo(rng) -> dict:
-    "Scratch memory shared by the factories of one seed build (kept on that build's rng)."
-    return rng.__dict__.setdefault("memo", {})
-
-def _first_time(rng, *key) -> bool:
-    "True the first time `key` is seen in this seed build."
-    seen = _memo(rng).setdefault("seen", set())
-    if key in seen: return False
-    seen.add(key)
-    return True
-
 def _day(days_ago: int) -> str: return (date.fromisoformat(NOW[:10]) - timedelta(days=days_ago)).isoformat()
+
+def _days_ago(day: str) -> int: return (date.fromisoformat(NOW[:10]) - date.fromisoformat(day)).days
 
 def _member(rng, i, pick):
     first, last = rng.choice(FIRST), rng.choice(LAST)
@@ -59,7 +50,6 @@ def _listing(rng, i, pick):
     status = rng.choice(["active"] * 6 + ["sold", "sold", "withdrawn"])
     seller = pick("member")
     price, offers, age = float(round(rng.uniform(lo, hi) / 5) * 5 or 5), rng.random() < 0.8, rng.randint(1, 90)
-    _memo(rng).setdefault("listings", []).append((seller, price, status, offers, age))
     return {"seller_id": seller, "title": rng.choice(names), "category": cat, "condition": rng.choice(CONDITIONS), "price": price,
             "accepts_offers": offers, "status": status, "listed_on": _day(age),
             "description": rng.choice(["Barely used, from a smoke-free home.", "Some signs of wear, see photos.", "Collection only.",
@@ -73,24 +63,23 @@ def _buyer(rng, pick, seller):
     return None
 
 def _offer(rng, i, pick):
-    k = rng.randrange(len(_memo(rng)["listings"]))
-    seller, price, status, offers, age = _memo(rng)["listings"][k]
-    buyer = _buyer(rng, pick, seller)
-    if status != "active" or not offers or buyer is None or not _first_time(rng, "offer", k, buyer): return None
-    return {"listing_id": f"lst_{k + 1:04d}", "buyer_id": buyer, "amount": float(round(price * rng.uniform(0.55, 0.95))),
+    l = rng.choice(pick.rows("listing"))
+    buyer, seen = _buyer(rng, pick, l["seller_id"]), pick.memo.setdefault("offers", set())
+    if l["status"] != "active" or not l["accepts_offers"] or buyer is None or (l["listing_id"], buyer) in seen: return None
+    seen.add((l["listing_id"], buyer))
+    return {"listing_id": l["listing_id"], "buyer_id": buyer, "amount": float(round(l["price"] * rng.uniform(0.55, 0.95))),
             "status": rng.choice(["pending", "pending", "pending", "declined"]), "message": rng.choice(MESSAGES),
-            "created_at": _day(rng.randint(0, min(age, 20)))}
+            "created_at": _day(rng.randint(0, min(_days_ago(l["listed_on"]), 20)))}
 
 def _sale(rng, i, pick):
-    memo = _memo(rng)
-    if "sold" not in memo: memo["sold"] = [k for k, l in enumerate(memo["listings"]) if l[2] == "sold"]
-    sold = memo["sold"]
+    "The sale of the i-th sold listing."
+    sold = pick.group("listing", "status").get("sold", [])
     if i >= len(sold): return None
-    seller, price, _, _, age = memo["listings"][sold[i]]
-    buyer = _buyer(rng, pick, seller)
+    l = sold[i]
+    buyer = _buyer(rng, pick, l["seller_id"])
     if buyer is None: return None
-    return {"listing_id": f"lst_{sold[i] + 1:04d}", "seller_id": seller, "buyer_id": buyer, "offer_id": None, "price": price,
-            "fee": round(price * FEE, 2), "date": _day(rng.randint(0, age - 1))}
+    return {"listing_id": l["listing_id"], "seller_id": l["seller_id"], "buyer_id": buyer, "offer_id": None, "price": l["price"],
+            "fee": round(l["price"] * FEE, 2), "date": _day(rng.randint(0, _days_ago(l["listed_on"]) - 1))}
 
 server = ToolServer(
     "marketplace", "A peer-to-peer marketplace: browse listings, make and answer offers, buy items, manage your own listings.",

@@ -6,7 +6,6 @@ wallet it is billed to, with a 2% late fee once past due, and a void invoice can
 are refunded, within the merchant's refund window, and never more than was paid minus earlier refunds; a payment
 request is answered once, by the payer, and accepting it moves the money.
 """
-import weakref
 from datetime import date, timedelta
 from typing import Annotated, Literal
 
@@ -35,10 +34,6 @@ def _day(rng, lo, hi) -> str:
     "An ISO date `lo` to `hi` days after the server's today (negative: before)."
     return (TODAY + timedelta(days=rng.randint(lo, hi))).isoformat()
 
-_builds = weakref.WeakKeyDictionary()  # per seed build, keyed by its rng: what child factories need to know of parent rows
-
-def _memo(rng) -> dict: return _builds.setdefault(rng, {"payment": [], "refunded": {}})
-
 def _wallet(rng, i, pick):
     first, last = rng.choice(FIRST), rng.choice(LAST)
     return {"owner": f"{first} {last}", "email": f"{first.lower()}{i}@{last.lower()}.example",
@@ -59,20 +54,18 @@ def _invoice(rng, i, pick):
 
 def _payment(rng, i, pick):
     created = _day(rng, -120, -1)
-    row = {"wallet_id": pick("wallet"), "merchant_id": pick("merchant"), "invoice_id": None,
-           "amount": round(rng.uniform(40, 650), 2), "late_fee": 0.0, "status": rng.choice(["settled"] * 6 + ["pending", "failed"]),
-           "memo": rng.choice(["", "", "thanks!", "order", "monthly"]),
-           "created": f"{created}T{rng.randint(7, 22):02d}:{rng.randint(0, 59):02d}:00"}
-    _memo(rng)["payment"].append(row)
-    return row
+    return {"wallet_id": pick("wallet"), "merchant_id": pick("merchant"), "invoice_id": None,
+            "amount": round(rng.uniform(40, 650), 2), "late_fee": 0.0, "status": rng.choice(["settled"] * 6 + ["pending", "failed"]),
+            "memo": rng.choice(["", "", "thanks!", "order", "monthly"]),
+            "created": f"{created}T{rng.randint(7, 22):02d}:{rng.randint(0, 59):02d}:00"}
 
 def _refund(rng, i, pick):
-    m, pid = _memo(rng), pick("payment")
-    pay = m["payment"][int(pid[4:]) - 1]
+    pid = pick("payment")
+    pay, refunded = pick.row("payment", pid), pick.memo.setdefault("refunded", {})
     if pay["status"] != "settled": return None  # only settled payments were refunded
-    done = m["refunded"].get(pid, 0.0)  # refunded so far in this build
+    done = refunded.get(pid, 0.0)  # refunded so far in this build
     amount = round(min((pay["amount"] - done) * 0.4, rng.uniform(5, 60)), 2)
-    m["refunded"][pid] = done + amount
+    refunded[pid] = done + amount
     created = date.fromisoformat(pay["created"][:10]) + timedelta(days=rng.randint(1, 10))
     return {"payment_id": pid, "amount": amount, "reason": rng.choice(["damaged", "not_received", "duplicate", "other"]),
             "created": min(created, TODAY).isoformat()}

@@ -29,17 +29,6 @@ FIRST = ["Alice", "Barney", "Chidi", "Daria", "Ewan", "Fatima", "Gordon", "Hanna
 LAST = ["Ashworth", "Bennett", "Clarke", "Doyle", "Evans", "Foster", "Grant", "Hussain", "Irwin", "Jones", "Khan", "Lloyd"]
 ROLES = ("cashier", "stock_associate", "supervisor", "manager")
 
-def _memo(rng) -> dict:
-    "Scratch memory shared by the factories of one seed build (kept on that build's rng)."
-    return rng.__dict__.setdefault("memo", {})
-
-def _first_time(rng, *key) -> bool:
-    "True the first time `key` is seen in this seed build."
-    seen = _memo(rng).setdefault("seen", set())
-    if key in seen: return False
-    seen.add(key)
-    return True
-
 def _day(days_from_now: int) -> str: return (date.fromisoformat(NOW[:10]) + timedelta(days=days_from_now)).isoformat()
 def _week(day: str) -> tuple: return date.fromisoformat(day).isocalendar()[:2]
 
@@ -47,77 +36,75 @@ def _store(rng, i, pick):
     region = ("north", "south", "east", "west")[i % 4]
     city = rng.choice(CITIES[region])
     opens, closes, status = rng.choice([7, 8, 8, 9, 10]), rng.choice([18, 20, 21, 22]), "renovation" if i % 11 == 7 else "open"
-    _memo(rng).setdefault("stores", []).append((region, opens, closes, status == "open"))
     return {"name": f"{city} {rng.choice(SITES)}", "city": city, "region": region, "open_hour": opens, "close_hour": closes, "status": status}
 
 def _supplier(rng, i, pick):
-    lead = rng.choice([2, 3, 5, 7, 10])
-    _memo(rng).setdefault("leads", []).append(lead)
     return {"name": SUPPLIERS[i % len(SUPPLIERS)] + ("" if i < len(SUPPLIERS) else f" {i // len(SUPPLIERS) + 1}"),
-            "lead_days": lead, "contact": f"orders{i + 1}@supplier.test"}
+            "lead_days": rng.choice([2, 3, 5, 7, 10]), "contact": f"orders{i + 1}@supplier.test"}
 
 def _sku(rng, i, pick):
     cat = list(GOODS)[i % len(GOODS)]
     cost = round(rng.uniform(0.5, 12), 2)
     pack, supplier = rng.choice([6, 12, 12, 24, 48]), pick("supplier")
-    _memo(rng).setdefault("skus", []).append((pack, cost, _memo(rng)["leads"][int(supplier[4:]) - 1]))
     return {"name": f"{rng.choice(BRANDS)} {rng.choice(GOODS[cat])}", "category": cat, "supplier_id": supplier, "unit_cost": cost,
             "price": round(cost * rng.uniform(1.4, 2.2), 2), "case_pack": pack}
 
 def _inventory(rng, i, pick):
     store, sku = pick("store"), pick("sku")
-    if not _first_time(rng, "inv", store, sku): return None
-    pack = _memo(rng)["skus"][int(sku[4:]) - 1][0]
+    seen = pick.memo.setdefault("carried", set())
+    if (store, sku) in seen: return None
+    seen.add((store, sku))
+    pack = pick.row("sku", sku)["case_pack"]
     cap = pack * rng.choice([4, 6, 8, 10])
     on_hand = rng.choice([0, pack // 2, pack, 2 * pack, 3 * pack, cap // 2, cap])
-    memo = _memo(rng)
-    memo.setdefault("carried", []).append((store, sku, on_hand, cap))
-    memo.setdefault("by_sku", {}).setdefault(sku, []).append(store)
     return {"store_id": store, "sku_id": sku, "on_hand": on_hand, "reorder_point": pack * rng.choice([1, 2]), "max_stock": cap}
 
 def _transfer(rng, i, pick):
-    store, sku, on_hand, _ = rng.choice(_memo(rng)["carried"])
-    others = [s for s in _memo(rng)["by_sku"][sku] if s != store]
-    if not others or on_hand < 2: return None
+    inv = rng.choice(pick.rows("inventory"))
+    others = [c["store_id"] for c in pick.group("inventory", "sku_id")[inv["sku_id"]] if c["store_id"] != inv["store_id"]]
+    if not others or inv["on_hand"] < 2: return None
     status = rng.choice(["in_transit", "in_transit", "received", "cancelled"])
     created = rng.randint(-20, -1)
-    return {"from_store_id": store, "to_store_id": rng.choice(others), "sku_id": sku, "quantity": rng.randint(1, on_hand // 2),
-            "status": status, "requested_on": _day(created), "received_on": _day(created + 2) if status == "received" else None}
+    return {"from_store_id": inv["store_id"], "to_store_id": rng.choice(others), "sku_id": inv["sku_id"],
+            "quantity": rng.randint(1, inv["on_hand"] // 2), "status": status, "requested_on": _day(created),
+            "received_on": _day(created + 2) if status == "received" else None}
 
 def _restock(rng, i, pick):
-    store, sku, _, cap = rng.choice(_memo(rng)["carried"])
-    pack, cost, lead = _memo(rng)["skus"][int(sku[4:]) - 1]
-    qty = pack * rng.randint(1, max(1, cap // pack // 3))
-    if not _first_time(rng, "restock", store, sku): return None
+    inv = rng.choice(pick.rows("inventory"))
+    sku = pick.row("sku", inv["sku_id"])
+    pack, lead = sku["case_pack"], pick.row("supplier", sku["supplier_id"])["lead_days"]
+    qty = pack * rng.randint(1, max(1, inv["max_stock"] // pack // 3))
+    seen = pick.memo.setdefault("restocked", set())
+    if (inv["store_id"], inv["sku_id"]) in seen: return None
+    seen.add((inv["store_id"], inv["sku_id"]))
     ordered = rng.randint(-25, -1)
     status = rng.choice(["ordered", "ordered", "received", "cancelled"])
-    return {"store_id": store, "sku_id": sku, "quantity": qty, "cost": round(qty * cost, 2), "status": status,
+    return {"store_id": inv["store_id"], "sku_id": inv["sku_id"], "quantity": qty, "cost": round(qty * sku["unit_cost"], 2), "status": status,
             "ordered_on": _day(ordered), "expected_on": _day(ordered + lead),
             "received_on": _day(min(ordered + lead, 0)) if status == "received" else None}
 
 def _employee(rng, i, pick):
-    stores = _memo(rng)["stores"]
+    stores = pick.rows("store")
     manager = i < len(stores)  # every store gets a manager first
-    k = i if manager else rng.randrange(len(stores))
+    store = stores[i] if manager else rng.choice(stores)
     role = "manager" if manager else rng.choice(["cashier", "cashier", "stock_associate", "stock_associate", "supervisor"])
     hours = 40 if manager else rng.choice([16, 24, 30, 37, 40])
     status = "on_leave" if i % 13 == 9 else "active"
-    _memo(rng).setdefault("staff", []).append((k, hours, status))
     first, last = rng.choice(FIRST), rng.choice(LAST)
-    return {"name": f"{first} {last}", "store_id": f"st_{k + 1:04d}", "role": role, "max_weekly_hours": hours, "status": status}
+    return {"name": f"{first} {last}", "store_id": store["store_id"], "role": role, "max_weekly_hours": hours, "status": status}
 
 def _shift(rng, i, pick):
-    staff, stores = _memo(rng)["staff"], _memo(rng)["stores"]
-    e = rng.randrange(len(staff))
-    k, cap, status = staff[e]
-    _, opens, closes, open_ = stores[k]
+    emp = rng.choice(pick.rows("employee"))
+    e, store = emp["employee_id"], pick.row("store", emp["store_id"])
     day = _day(rng.randint(-6, 13))
     length = rng.choice([4, 6, 8])
-    start = rng.randint(opens, closes - length)
-    week = _memo(rng).setdefault("week_hours", {})
-    if status != "active" or not open_ or not _first_time(rng, "shift", e, day) or week.get((e, _week(day)), 0) + length > cap: return None
+    start = rng.randint(store["open_hour"], store["close_hour"] - length)
+    seen, week = pick.memo.setdefault("shift_days", set()), pick.memo.setdefault("week_hours", {})
+    if emp["status"] != "active" or store["status"] != "open" or (e, day) in seen: return None
+    seen.add((e, day))
+    if week.get((e, _week(day)), 0) + length > emp["max_weekly_hours"]: return None
     week[(e, _week(day))] = week.get((e, _week(day)), 0) + length
-    return {"employee_id": f"emp_{e + 1:04d}", "store_id": f"st_{k + 1:04d}", "date": day, "start_hour": start, "end_hour": start + length,
+    return {"employee_id": e, "store_id": store["store_id"], "date": day, "start_hour": start, "end_hour": start + length,
             "status": "completed" if day < NOW[:10] else "scheduled"}
 
 server = ToolServer(

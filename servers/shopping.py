@@ -43,17 +43,6 @@ RETURN_REASONS = ("damaged", "wrong_item", "not_as_described", "changed_mind")
 CANCEL_REASONS = ("changed_mind", "found_cheaper", "ordered_by_mistake", "too_slow")
 FREE_SHIPPING_FROM, SHIPPING_FEE, RETURN_DAYS = 50.0, 5.99, 30
 
-def _memo(rng) -> dict:
-    "Scratch memory shared by the factories of one seed build (kept on that build's rng)."
-    return rng.__dict__.setdefault("memo", {})
-
-def _first_time(rng, *key) -> bool:
-    "True the first time `key` is seen in this seed build (keeps pairs such as shopper+product unique)."
-    seen = _memo(rng).setdefault("seen", set())
-    if key in seen: return False
-    seen.add(key)
-    return True
-
 def _day(days_ago: int) -> str: return (date.fromisoformat(NOW[:10]) - timedelta(days=days_ago)).isoformat()
 
 def _customer(rng, i, pick):
@@ -66,7 +55,6 @@ def _product(rng, i, pick):
     nouns, (lo, hi) = GOODS[cat]
     color = rng.choice(COLORS)
     price = round(rng.randint(lo, hi) - rng.choice([0.0, 0.01, 0.05]), 2)
-    _memo(rng).setdefault("prices", []).append(price)
     return {"name": f"{rng.choice(BRANDS)} {nouns[rng.randrange(len(nouns))]}" + (f" ({color})" if color else ""),
             "category": cat, "price": price,
             "stock": rng.choice([0, 1, 2, 3, 5, 8, 12, 20, 40, 75]), "status": rng.choice(["active"] * 11 + ["discontinued"])}
@@ -76,7 +64,9 @@ def _coupon(rng, i, pick):
     value = rng.choice([5, 10, 15, 20, 25]) if kind == "percent" else rng.choice([5, 10, 20])
     members = rng.random() < 0.2
     code = f"{'VIP' if members else COUPON_WORDS[category] if category else rng.choice(COUPON_WORDS[None])}{value}"
-    if not _first_time(rng, "coupon", code): code = f"{code}X{i + 1}"
+    codes = pick.memo.setdefault("coupon_codes", set())
+    if code in codes: code = f"{code}X{i + 1}"
+    codes.add(code)
     return {"code": code, "kind": kind, "value": float(value), "min_subtotal": float(rng.choice([0, 0, 25, 50, 100])),
             "category": category, "members_only": members, "expires_on": _day(rng.choice([-90, -30, -14, -7, -1, 3, 10, 20, 45])),
             "uses_left": rng.choice([0, 1, 3, 10, 50, 100, 100])}
@@ -84,67 +74,71 @@ def _coupon(rng, i, pick):
 def _address(rng, i, pick):
     cust, country = pick("customer"), rng.choice(["US", "US", "CA", "GB", "DE", "FR"])
     city, postal = rng.choice(CITIES[country])
-    _memo(rng).setdefault("addresses", []).append(cust)
     return {"customer_id": cust, "label": rng.choice(["home", "home", "work", "other"]),
             "street": f"{rng.randint(1, 240)} {rng.choice(STREETS)}", "city": city, "postal_code": postal, "country": country}
 
 def _order(rng, i, pick):
-    addrs = _memo(rng)["addresses"]
-    a = rng.randrange(len(addrs))
+    a = rng.choice(pick.rows("address"))
     age = rng.choice([rng.randint(1, 2), rng.randint(3, 6), rng.randint(7, 40), rng.randint(7, 120), rng.randint(7, 120)])
     status = "placed" if age <= 2 else "shipped" if age <= 6 else "delivered"
     if rng.random() < 0.08 and status != "shipped": status = "cancelled"
     carrier = rng.choice(["UPS", "FedEx", "DHL", "USPS"]) if status in ("shipped", "delivered") else None
     delivered = _day(age - 4) if status == "delivered" else None
-    _memo(rng).setdefault("orders", []).append((addrs[a], status, delivered))
-    return {"customer_id": addrs[a], "address_id": f"addr_{a + 1:04d}", "status": status, "placed_at": _day(age),
+    return {"customer_id": a["customer_id"], "address_id": a["address_id"], "status": status, "placed_at": _day(age),
             "shipped_at": _day(age - 2) if carrier else None, "delivered_at": delivered, "carrier": carrier,
             "tracking": f"{carrier[:2].upper()}{rng.randrange(10**9, 10**10)}" if carrier else None,
             "payment_method": rng.choice(["card", "card", "paypal", "gift_card"]), "coupon_code": None, "discount": 0.0,
             "cancel_reason": rng.choice(CANCEL_REASONS) if status == "cancelled" else None}
 
 def _order_line(rng, i, pick):
-    orders = _memo(rng)["orders"]
-    o = i if i < len(orders) else rng.randrange(len(orders))  # every order gets at least one line
-    product = pick("product")
-    if not _first_time(rng, "line", o, product): return None
-    cust, status, delivered = orders[o]
-    memo = _memo(rng)
-    memo["lines"] = memo.get("lines", 0) + 1
-    row = {"order_id": f"ord_{o + 1:04d}", "product_id": product, "quantity": rng.choice([1, 1, 1, 2, 3]),
-           "unit_price": memo["prices"][int(product[5:]) - 1]}
-    if status == "delivered":
-        memo.setdefault("delivered", []).append({**row, "line_id": f"line_{memo['lines']:04d}", "customer_id": cust, "delivered_at": delivered})
-    return row
+    orders = pick.rows("order")
+    o = orders[i] if i < len(orders) else rng.choice(orders)  # every order gets at least one line
+    product, seen = pick("product"), pick.memo.setdefault("lines", set())
+    if (o["order_id"], product) in seen: return None
+    seen.add((o["order_id"], product))
+    return {"order_id": o["order_id"], "product_id": product, "quantity": rng.choice([1, 1, 1, 2, 3]),
+            "unit_price": pick.row("product", product)["price"]}
 
-def _delivered_line(rng):
-    lines = _memo(rng).get("delivered")
-    return rng.choice(lines) if lines else None
+def _delivered_line(rng, pick) -> tuple:
+    "A random (line, order) of the delivered orders, or (None, None) when there are none."
+    if "delivered" not in pick.memo:
+        pick.memo["delivered"] = [l for l in pick.rows("order_line") if pick.row("order", l["order_id"])["status"] == "delivered"]
+    if not pick.memo["delivered"]: return None, None
+    line = rng.choice(pick.memo["delivered"])
+    return line, pick.row("order", line["order_id"])
 
 def _review(rng, i, pick):
-    line = _delivered_line(rng)
-    if line is None or not _first_time(rng, "review", line["customer_id"], line["product_id"]): return None
+    line, order = _delivered_line(rng, pick)
+    if line is None: return None
+    seen = pick.memo.setdefault("reviewed", set())
+    if (order["customer_id"], line["product_id"]) in seen: return None
+    seen.add((order["customer_id"], line["product_id"]))
     rating = rng.choice([5, 5, 4, 4, 4, 3, 2, 1])
     title, body = REVIEW_TEXT[rating]
-    day = (date.fromisoformat(line["delivered_at"]) + timedelta(days=rng.randint(1, 6))).isoformat()
-    return {"customer_id": line["customer_id"], "product_id": line["product_id"], "line_id": line["line_id"], "rating": rating,
+    day = (date.fromisoformat(order["delivered_at"]) + timedelta(days=rng.randint(1, 6))).isoformat()
+    return {"customer_id": order["customer_id"], "product_id": line["product_id"], "line_id": line["line_id"], "rating": rating,
             "title": title, "body": body, "date": min(NOW[:10], day)}
 
 def _return(rng, i, pick):
-    line = _delivered_line(rng)
-    if line is None or not _first_time(rng, "return", line["line_id"]): return None
+    line, order = _delivered_line(rng, pick)
+    if line is None: return None
+    seen = pick.memo.setdefault("returned", set())
+    if line["line_id"] in seen: return None
+    seen.add(line["line_id"])
     return {"order_id": line["order_id"], "line_id": line["line_id"], "product_id": line["product_id"], "quantity": 1,
             "reason": rng.choice(RETURN_REASONS), "refund": line["unit_price"], "status": rng.choice(["requested", "refunded", "refunded"]),
-            "created_at": line["delivered_at"]}
+            "created_at": order["delivered_at"]}
 
 def _cart_item(rng, i, pick):
-    cust, product = pick("customer"), pick("product")
-    if not _first_time(rng, "cart", cust, product): return None
+    cust, product, seen = pick("customer"), pick("product"), pick.memo.setdefault("carted", set())
+    if (cust, product) in seen: return None
+    seen.add((cust, product))
     return {"customer_id": cust, "product_id": product, "quantity": rng.choice([1, 1, 2, 3]), "added_at": _day(rng.randint(0, 20))}
 
 def _wishlist_item(rng, i, pick):
-    cust, product = pick("customer"), pick("product")
-    if not _first_time(rng, "wish", cust, product): return None
+    cust, product, seen = pick("customer"), pick("product"), pick.memo.setdefault("wished", set())
+    if (cust, product) in seen: return None
+    seen.add((cust, product))
     return {"customer_id": cust, "product_id": product, "added_at": _day(rng.randint(0, 120))}
 
 server = ToolServer(

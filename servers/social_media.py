@@ -6,7 +6,7 @@ hides each side's posts and comments from the other, removes follows between the
 follows and messages between them; a post can be liked once per user; only the author deletes a post (its comments
 and likes go with it); users who accept messages from followers only get messages from people they follow.
 """
-import collections, re, weakref
+import collections, re
 from datetime import datetime, timedelta
 from typing import Annotated, Literal
 
@@ -40,12 +40,6 @@ MESSAGES = ["Hey, are we still on for Saturday?", "Loved your last post!", "Can 
 NOW = datetime.fromisoformat(DEFAULT_NOW)
 MAX_POST, MAX_MESSAGE = 280, 1000
 
-_BUILDS = weakref.WeakKeyDictionary()
-
-def _notes(pick) -> collections.defaultdict:
-    "What the factories of one seed build noted about rows already made (the build's `pick` identifies it)."
-    return _BUILDS.setdefault(pick, collections.defaultdict(dict))
-
 def _stamp(rng, days=30) -> str:
     "An ISO time in the `days` before the server clock."
     return (NOW - timedelta(minutes=rng.randint(1, days * 24 * 60))).isoformat()
@@ -54,7 +48,6 @@ def _user(rng, i, pick):
     first, last = rng.choice(FIRST), rng.choice(LAST)
     private = rng.random() < 0.2
     policy = rng.choice(["everyone", "everyone", "followers"])
-    _notes(pick)["user"][f"su_{i + 1:04d}"] = (private, policy)
     return {"handle": f"{first.lower()}_{last.lower()}{i}", "display_name": f"{first} {last}", "bio": rng.choice(BIOS),
             "private": private, "dm_policy": policy, "verified": rng.random() < 0.1,
             "joined": (NOW - timedelta(days=rng.randint(30, 2000))).date().isoformat()}
@@ -62,28 +55,26 @@ def _user(rng, i, pick):
 def _seed_pair(pick):
     "Two users of the seed with no block between them, or None."
     a, b = pick("social_user"), pick("social_user")
-    blocked = _notes(pick)["blocks"]
+    blocked = pick.memo.setdefault("blocks", set())
     return None if a == b or (a, b) in blocked or (b, a) in blocked else (a, b)
 
 def _block(rng, i, pick):
     p = _seed_pair(pick)
     if p is None: return None
-    _notes(pick)["blocks"][p] = True
+    pick.memo["blocks"].add(p)
     return {"blocker_id": p[0], "blocked_id": p[1], "created_at": _stamp(rng, 200)}
 
 def _follow(rng, i, pick):
-    p = _seed_pair(pick)
-    notes = _notes(pick)
-    if p is None or p in notes["follows"]: return None
-    private = notes["user"][p[1]][0]
-    status = "pending" if private and rng.random() < 0.3 else "active"
-    notes["follows"][p] = status
+    p, follows = _seed_pair(pick), pick.memo.setdefault("follows", {})  # (follower, followee) -> status
+    if p is None or p in follows: return None
+    status = "pending" if pick.row("social_user", p[1])["private"] and rng.random() < 0.3 else "active"
+    follows[p] = status
     return {"follower_id": p[0], "followee_id": p[1], "status": status, "created_at": _stamp(rng, 400)}
 
 def _message(rng, i, pick):
     p = _seed_pair(pick)
-    notes = _notes(pick)
-    if p is None or (notes["user"][p[1]][1] == "followers" and notes["follows"].get((p[1], p[0])) != "active"): return None
+    if p is None: return None
+    if pick.row("social_user", p[1])["dm_policy"] == "followers" and pick.memo["follows"].get((p[1], p[0])) != "active": return None
     return {"sender_id": p[0], "recipient_id": p[1], "text": rng.choice(MESSAGES), "sent_at": _stamp(rng, 20), "read": rng.random() < 0.6}
 
 def _post(rng, i, pick):
@@ -91,18 +82,17 @@ def _post(rng, i, pick):
     template, tags = rng.choice(POSTS)
     fill = {k: rng.choice(v) for k, v in FILL.items()} | {"n": rng.randint(3, 21)}
     tags = [t.format(**fill) for t in tags]
-    visibility = "followers" if rng.random() < 0.15 else "public"
-    _notes(pick)["post"][f"sp_{i + 1:04d}"] = (author, visibility)
     return {"author_id": author, "text": template.format(**fill) + " " + " ".join(f"#{t}" for t in tags), "hashtags": tags,
-            "visibility": visibility, "created_at": _stamp(rng)}
+            "visibility": "followers" if rng.random() < 0.15 else "public", "created_at": _stamp(rng)}
 
 def _visible_in_seed(pick, viewer, post):
     "Whether `viewer` may see and react to `post` in the seed being built."
-    notes = _notes(pick)
-    author, visibility = notes["post"][post]
+    p, blocks = pick.row("social_post", post), pick.memo["blocks"]
+    author = p["author_id"]
     if viewer == author: return True
-    if (viewer, author) in notes["blocks"] or (author, viewer) in notes["blocks"]: return False
-    return not (notes["user"][author][0] or visibility == "followers") or notes["follows"].get((viewer, author)) == "active"
+    if (viewer, author) in blocks or (author, viewer) in blocks: return False
+    return not (pick.row("social_user", author)["private"] or p["visibility"] == "followers") \
+        or pick.memo["follows"].get((viewer, author)) == "active"
 
 def _comment(rng, i, pick):
     post, user = pick("social_post"), pick("social_user")
@@ -111,9 +101,9 @@ def _comment(rng, i, pick):
 
 def _like(rng, i, pick):
     post, user = pick("social_post"), pick("social_user")
-    notes = _notes(pick)
-    if (user, post) in notes["likes"] or not _visible_in_seed(pick, user, post): return None
-    notes["likes"][(user, post)] = True
+    likes = pick.memo.setdefault("likes", set())
+    if (user, post) in likes or not _visible_in_seed(pick, user, post): return None
+    likes.add((user, post))
     return {"user_id": user, "post_id": post, "created_at": _stamp(rng, 10)}
 
 server = ToolServer(

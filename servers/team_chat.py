@@ -34,46 +34,39 @@ THINGS = ["billing service", "onboarding flow", "mobile app", "search index", "A
           "data pipeline", "SSO rollout", "release notes"]
 REPLIES = ["On it.", "Thanks!", "Looks good to me.", "I can take this.", "Done, see the latest commit.", "Can we push to tomorrow?",
            "+1", "Let me check and get back to you."]
-_SEED = {}  # scratch shared by the factories of one seeding run (each table resets its part at i == 0)
-
 def _ago(rng, max_minutes: int) -> datetime:
     return datetime.fromisoformat(NOW) - timedelta(minutes=rng.randint(5, max_minutes))
 
 def _workspace(rng, i, pick):
-    if i == 0: _SEED.update(workspaces=[], members={}, users=[])
     name, domain = WORKSPACES[i % len(WORKSPACES)]
     suffix = "" if i < len(WORKSPACES) else f" {i // len(WORKSPACES) + 1}"
-    wid = f"ws_{i + 1:04d}"
-    _SEED["workspaces"].append(wid)
-    _SEED["members"][wid] = []
     return {"name": name + suffix, "domain": f"{domain}{suffix.strip()}.chat.example", "plan": rng.choice(["free", "pro", "business"])}
 
 def _chat_user(rng, i, pick):
-    wss = _SEED["workspaces"]
     first = FIRST[i % len(FIRST)]
     last = rng.choice(LAST)
-    mine = wss[:2] if i == 0 else sorted({pick("workspace") for _ in range(rng.choice([1, 1, 2]))})
-    uid = f"u_{i + 1:04d}"
-    for w in mine: _SEED["members"][w].append(uid)
-    _SEED["users"].append(uid)
+    mine = [w["workspace_id"] for w in pick.rows("workspace")[:2]] if i == 0 else sorted({pick("workspace") for _ in range(rng.choice([1, 1, 2]))})
     return {"display_name": f"{first} {last}", "handle": f"{first.lower()}.{last.lower()}{'' if i < len(FIRST) else i}",
             "title": rng.choice(TITLES), "workspace_ids": tuple(mine), "timezone": rng.choice(["Europe/Berlin", "America/New_York", "Asia/Tokyo"]),
             "status": "active" if i == 0 or rng.random() < 0.9 else "deactivated"}
 
+def _members(pick, w) -> list:
+    "The users of workspace `w`, in the order made."
+    return [u["user_id"] for u in pick.rows("chat_user") if w in u["workspace_ids"]]
+
 def _channel(rng, i, pick):
-    if i == 0: _SEED.update(channels=[], names=set(), tops={}, chan_members={})
-    wss, me = _SEED["workspaces"], _SEED["users"][0]
+    wss, me = [w["workspace_id"] for w in pick.rows("workspace")], pick.rows("chat_user")[0]["user_id"]
     if i < len(wss):
         w, name, kind = wss[i], "general", "public"
-        members = list(_SEED["members"][w])
+        members = _members(pick, w)
     elif i < len(wss) + 2:  # a private and a public channel of the first workspace that you are not in
         w, name, kind = wss[0], ("leadership", "random")[i - len(wss)], ("private", "public")[i - len(wss)]
-        others = [u for u in _SEED["members"][w] if u != me]
+        others = [u for u in _members(pick, w) if u != me]
         if not others: return None
         members = rng.sample(others, min(len(others), rng.randint(2, 4)))
     else:
         w = rng.choice(wss[:2]) if rng.random() < 0.7 else rng.choice(wss)
-        pool = _SEED["members"][w]
+        pool = _members(pick, w)
         if len(pool) < 2: return None
         kind = rng.choice(["public"] * 5 + ["private"] * 3 + ["dm"] * 2)
         if kind == "dm":
@@ -83,48 +76,41 @@ def _channel(rng, i, pick):
             name = rng.choice(CHANNELS)
             members = rng.sample(pool, rng.randint(min(2, len(pool)), len(pool)))
             if kind == "public" and me in pool and me not in members and rng.random() < 0.5: members.append(me)
-    key = (w, name if kind != "dm" else tuple(sorted(members)))
-    if key in _SEED["names"]: return None
-    _SEED["names"].add(key)
-    cid = f"ch_{len(_SEED['channels']) + 1:04d}"
-    _SEED["channels"].append(cid)
-    _SEED["chan_members"][cid] = members
-    _SEED["tops"][cid] = []
+    key, names = (w, name if kind != "dm" else tuple(sorted(members))), pick.memo.setdefault("channel_names", set())
+    if key in names: return None
+    names.add(key)
     return {"workspace_id": w, "name": name if kind != "dm" else "dm-" + "-".join(sorted(members)), "kind": kind,
             "topic": TOPICS.get(name, "") if kind != "dm" else "", "member_ids": tuple(sorted(members)),
             "created_by": members[0], "created_at": (_ago(rng, 360 * 1440) - timedelta(days=40)).isoformat(timespec="seconds"),
             "archived": kind != "dm" and name != "general" and rng.random() < 0.08}
 
 def _message(rng, i, pick):
-    if i == 0: _SEED["messages"] = []
-    cid = rng.choice(_SEED["channels"])
-    members, tops = _SEED["chan_members"][cid], _SEED["tops"][cid]
-    author = rng.choice(members)
+    ch, made = rng.choice(pick.rows("channel")), pick.rows("message")
+    tops = pick.memo.setdefault("tops", {}).setdefault(ch["channel_id"], [])  # where the channel's top-level messages stand in `made`
+    author = rng.choice(ch["member_ids"])
     if tops and rng.random() < 0.35:
-        parent_id, parent_ts = rng.choice(tops)
-        ts = min(datetime.fromisoformat(parent_ts) + timedelta(minutes=rng.randint(1, 600)), datetime.fromisoformat(NOW) - timedelta(minutes=1))
-        row = {"thread_id": parent_id, "text": rng.choice(REPLIES)}
+        parent = made[rng.choice(tops)]
+        ts = min(datetime.fromisoformat(parent["ts"]) + timedelta(minutes=rng.randint(1, 600)), datetime.fromisoformat(NOW) - timedelta(minutes=1))
+        row = {"thread_id": parent["message_id"], "text": rng.choice(REPLIES)}
     else:
         ts = _ago(rng, 30 * 1440)
         row = {"thread_id": None, "text": rng.choice(LINES).format(x=rng.choice(THINGS))}
-    mid = f"msg_{len(_SEED['messages']) + 1:04d}"
+        tops.append(len(made))  # this row's place once made
     ts = ts.isoformat(timespec="seconds")
-    if row["thread_id"] is None: tops.append((mid, ts))
-    _SEED["messages"].append((mid, cid))
     pinned = row["thread_id"] is None and rng.random() < 0.06
-    return {"channel_id": cid, "user_id": author, "ts": ts, **row, "pinned_by": author if pinned else None,
+    return {"channel_id": ch["channel_id"], "user_id": author, "ts": ts, **row, "pinned_by": author if pinned else None,
             "pinned_at": ts if pinned else None}
 
 def _reaction(rng, i, pick):
-    if i == 0: _SEED["reacted"] = set()
-    mid, cid = rng.choice(_SEED["messages"])
-    user, emoji = rng.choice(_SEED["chan_members"][cid]), rng.choice(EMOJI)
-    if (mid, user, emoji) in _SEED["reacted"]: return None
-    _SEED["reacted"].add((mid, user, emoji))
-    return {"message_id": mid, "user_id": user, "emoji": emoji}
+    m = rng.choice(pick.rows("message"))
+    user, emoji = rng.choice(pick.row("channel", m["channel_id"])["member_ids"]), rng.choice(EMOJI)
+    reacted = pick.memo.setdefault("reacted", set())
+    if (m["message_id"], user, emoji) in reacted: return None
+    reacted.add((m["message_id"], user, emoji))
+    return {"message_id": m["message_id"], "user_id": user, "emoji": emoji}
 
 def _login(rng, i, pick):
-    return None if i else {"user_id": _SEED["users"][0]}
+    return None if i else {"user_id": pick.rows("chat_user")[0]["user_id"]}
 
 server = ToolServer(
     "team_chat", "Team chat: channels, messages, threads, reactions, pins and direct messages across workspaces.",

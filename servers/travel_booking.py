@@ -44,10 +44,6 @@ CANCEL_FEE = 100.0
 BAG_FEE, MAX_BAGS = 40.0, 3
 SEAT_FEE_BASIC, SEAT_FEE_EXIT = 15.0, 30.0
 
-def _k(prefix: str, n: int) -> str:
-    "The key of the n-th (0-based) seeded row of a table with `prefix`."
-    return f"{prefix}{n + 1:04d}"
-
 def _km(a: str, b: str) -> float:
     "Great-circle distance between two airports."
     (_, _, la1, lo1), (_, _, la2, lo2) = AIRPORTS[a], AIRPORTS[b]
@@ -55,8 +51,13 @@ def _km(a: str, b: str) -> float:
     h = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
     return 6371.0 * 2 * math.asin(math.sqrt(h))
 
-# Seed layout (counts keep these ratios at every size): traveller t holds flight bookings 3t..3t+2, hotel booking t,
-# and loyalty account t (for the first 60%); itinerary i belongs to traveller 2i.
+# Seed layout: flight booking b belongs to traveller b // 3 (three each), hotel booking and loyalty account k to traveller
+# k, itinerary k to traveller 2k (and holds that traveller's own bookings); a row past the last traveller is skipped.
+
+def _nth_traveler(pick, n: int) -> str | None:
+    "The key of the n-th traveller made, or None past the last."
+    travelers = pick.rows("traveler")
+    return travelers[n]["traveler_id"] if n < len(travelers) else None
 
 def _traveler(rng, i, pick):
     first, last = rng.choice(FIRST), rng.choice(LAST)
@@ -69,8 +70,9 @@ def _traveler(rng, i, pick):
             "passport_expiry": expiry if has_passport else None}
 
 def _loyalty(rng, i, pick):
+    if (t := _nth_traveler(pick, i)) is None: return None
     points = rng.randrange(0, 90000, 50)
-    return {"traveler_id": _k("trv_", i), "airline": rng.choice(sorted(AIRLINES)), "number": f"{rng.randrange(10**8, 10**9)}",
+    return {"traveler_id": t, "airline": rng.choice(sorted(AIRLINES)), "number": f"{rng.randrange(10**8, 10**9)}",
             "points": points, "tier": "gold" if points >= 50000 else "silver" if points >= 20000 else "basic"}
 
 def _flight(rng, i, pick):
@@ -91,11 +93,12 @@ def _flight(rng, i, pick):
             "status": "departed" if past else rng.choice(["scheduled"] * 19 + ["cancelled"])}
 
 def _flight_booking(rng, i, pick):
+    if (t := _nth_traveler(pick, i // 3)) is None: return None
     cabin = rng.choice(["economy"] * 6 + ["business"])
     fare_class = rng.choice(["basic", "standard", "standard", "flex"])
     bags = rng.choice([0, 0, 1, 1, 2])
     fare = float(rng.randrange(120, 1400) if cabin == "economy" else rng.randrange(1100, 4800))
-    return {"traveler_id": _k("trv_", i // 3), "flight_id": pick("flight"), "cabin": cabin, "fare_class": fare_class,
+    return {"traveler_id": t, "flight_id": pick("flight"), "cabin": cabin, "fare_class": fare_class,
             "fare_paid": fare, "extras_paid": BAG_FEE * bags if cabin == "economy" else 0.0, "seat": None,
             "checked_bags": bags, "points_earned": 0, "status": rng.choice(["confirmed"] * 6 + ["cancelled"]), "refund": 0.0,
             "booked_at": f"2026-{rng.randint(3, 6):02d}-{rng.randint(1, 14):02d}T{rng.randint(7, 22):02d}:00:00"}
@@ -108,18 +111,21 @@ def _hotel(rng, i, pick):
             "free_cancel_hours": rng.choice([24, 48, 72])}
 
 def _hotel_booking(rng, i, pick):
+    if (t := _nth_traveler(pick, i)) is None: return None
     ci = date(2026, 6, 1) + timedelta(days=rng.randrange(50))
     nights, rooms = rng.randint(1, 6), rng.choice([1, 1, 1, 2])
-    return {"traveler_id": _k("trv_", i), "hotel_id": pick("hotel"), "check_in": ci.isoformat(),
+    return {"traveler_id": t, "hotel_id": pick("hotel"), "check_in": ci.isoformat(),
             "check_out": (ci + timedelta(days=nights)).isoformat(), "nights": nights, "rooms": rooms,
             "total_price": float(rng.randrange(90, 400) * nights * rooms), "status": rng.choice(["confirmed"] * 5 + ["cancelled"]),
             "refund": 0.0}
 
 def _itinerary(rng, i, pick):
-    t = 2 * i
-    return {"traveler_id": _k("trv_", t), "name": f"{rng.choice(TRIPS)} {2026}",
-            "flight_booking_ids": tuple(_k("fbk_", 3 * t + j) for j in range(rng.randint(1, 3))),
-            "hotel_booking_ids": (_k("hbk_", t),) if rng.random() < 0.7 else (), "created_at": "2026-05-20T10:00:00"}
+    if (t := _nth_traveler(pick, 2 * i)) is None: return None
+    name = f"{rng.choice(TRIPS)} {2026}"
+    flights = [b["booking_id"] for b in pick.group("flight_booking", "traveler_id").get(t, [])][:rng.randint(1, 3)]
+    hotels = [b["booking_id"] for b in pick.group("hotel_booking", "traveler_id").get(t, [])][:1]
+    return {"traveler_id": t, "name": name, "flight_booking_ids": tuple(flights),
+            "hotel_booking_ids": tuple(hotels) if rng.random() < 0.7 else (), "created_at": "2026-05-20T10:00:00"}
 
 server = ToolServer(
     "travel_booking", "Travel booking: search and book flights and hotels, seats, bags, changes, cancellations and itineraries.",

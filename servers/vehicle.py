@@ -6,7 +6,7 @@ engages only at 40 km/h or more; climate needs the engine running (electric cars
 running, the brake released, the doors locked, a destination and enough range; refuelling, charging and tire inflation
 happen with the engine off at the right kind of place.
 """
-import collections, math, weakref
+import math
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
@@ -40,12 +40,6 @@ WindowPos = Literal["driver", "passenger", "rear_left", "rear_right"]
 WheelPos = Literal["front_left", "front_right", "rear_left", "rear_right"]
 ROAD_FACTOR, AVG_KMH, CRUISE_MIN = 1.3, 60, 40
 
-_BUILDS = weakref.WeakKeyDictionary()
-
-def _notes(pick) -> collections.defaultdict:
-    "What the factories of one seed build noted about rows already made (the build's `pick` identifies it)."
-    return _BUILDS.setdefault(pick, collections.defaultdict(dict))
-
 def _km(a, b) -> float:
     "Road distance in km between two (lat, lon) points: great-circle distance times a road factor."
     la1, lo1, la2, lo2 = map(math.radians, (*a, *b))
@@ -56,20 +50,18 @@ def _place(rng, i, pick):
     city = rng.choice(list(CITIES))
     cat = rng.choice(["gas_station"] * 3 + ["charging_station"] * 2 + ["service_center"] + list(PLACE_NAMES)[3:])
     base = f"{rng.choice(PLACE_NAMES[cat])} {city}"
-    seen = _notes(pick)["names"]
+    seen = pick.memo.setdefault("place_names", {})
     seen[base] = seen.get(base, 0) + 1
     lat, lon = CITIES[city]
     lat, lon = round(lat + rng.uniform(-0.03, 0.03), 4), round(lon + rng.uniform(-0.03, 0.03), 4)
-    _notes(pick)["place"][f"plc_{i + 1:04d}"] = (lat, lon)
     return {"name": base + (f" #{seen[base]}" if seen[base] > 1 else ""), "category": cat,
             "address": f"{rng.randint(1, 2400)} {rng.choice(STREETS)}, {city}, CA", "city": city, "lat": lat, "lon": lon}
 
 def _vehicle(rng, i, pick):
-    make, model, fuel, cap, cons, psi = rng.choice(MODELS)
+    make, model, fuel, cap, cons, _ = rng.choice(MODELS)
     electric = fuel == "electric"
     state = "driving" if i % 4 == 1 else rng.choice(["parked", "parked", "parked", "idling"])
     speed = rng.choice([55, 70, 88, 100, 110]) if state == "driving" else 0
-    _notes(pick)["vehicle"][f"veh_{i + 1:04d}"] = (state, psi)
     location = pick("place")
     dest = pick("place") if state == "driving" else None
     return {"owner": rng.choice(OWNERS), "make": make, "model": model, "year": rng.randint(2016, 2026), "fuel_type": fuel,
@@ -86,23 +78,25 @@ def _vehicle(rng, i, pick):
 
 def _door(rng, i, pick):
     "Five doors per vehicle, in order (the door table is sized to five per vehicle)."
-    vehicle = f"veh_{i // len(DOORS) + 1:04d}"
-    state = _notes(pick)["vehicle"][vehicle][0]
-    pos = DOORS[i % len(DOORS)]
-    return {"vehicle_id": vehicle, "position": pos, "locked": state != "parked" or rng.random() < 0.6,
+    vehicles, (v, k) = pick.rows("vehicle"), divmod(i, len(DOORS))
+    if v >= len(vehicles): return None
+    pos = DOORS[k]
+    return {"vehicle_id": vehicles[v]["vehicle_id"], "position": pos, "locked": vehicles[v]["engine"] == "running" or rng.random() < 0.6,
             "window_open_pct": None if pos == "trunk" else rng.choice([0, 0, 0, 0, 10, 25, 50, 100])}
 
 def _tire(rng, i, pick):
     "Four tires per vehicle, in order (the tire table is sized to four per vehicle)."
-    vehicle = f"veh_{i // len(WHEELS) + 1:04d}"
-    psi = _notes(pick)["vehicle"][vehicle][1]
-    return {"vehicle_id": vehicle, "position": WHEELS[i % len(WHEELS)], "recommended_psi": float(psi),
+    vehicles, (v, k) = pick.rows("vehicle"), divmod(i, len(WHEELS))
+    if v >= len(vehicles): return None
+    psi = next(m[5] for m in MODELS if m[:2] == (vehicles[v]["make"], vehicles[v]["model"]))
+    return {"vehicle_id": vehicles[v]["vehicle_id"], "position": WHEELS[k], "recommended_psi": float(psi),
             "pressure_psi": float(psi + rng.choice([-9, -5, -2, -1, 0, 0, 0, 1, 2])), "last_checked": f"2026-06-{rng.randint(1, 14):02d}"}
 
 def _trip(rng, i, pick):
     a, b = pick("place"), pick("place")
     if a == b: return None
-    km = _km(_notes(pick)["place"][a], _notes(pick)["place"][b])
+    pa, pb = pick.row("place", a), pick.row("place", b)
+    km = _km((pa["lat"], pa["lon"]), (pb["lat"], pb["lon"]))
     return {"vehicle_id": pick("vehicle"), "from_place_id": a, "to_place_id": b, "date": f"2026-0{rng.randint(3, 6)}-{rng.randint(1, 14):02d}",
             "distance_km": km, "duration_min": round(km / AVG_KMH * 60 + rng.randint(2, 15))}
 

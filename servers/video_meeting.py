@@ -24,43 +24,29 @@ NOW = datetime.fromisoformat(DEFAULT_NOW)
 BASIC_MINUTES, EARLY_START = 40, timedelta(minutes=15)
 LIVE_OR_SCHEDULED = ("scheduled", "live")
 
-_MADE: dict = {}  # rows made so far in the current seed build, by the key fill_state gives them (factories see only keys)
-
-def _made(table, i):
-    "The rows of `table` made so far in this build (reset when the build starts the table)."
-    if i == 0: _MADE[table] = {}
-    return _MADE[table]
-
-def _keep(table, prefix, i, row):
-    "Remember `row` under the key fill_state will give it, and return it."
-    made = _made(table, i)
-    made[f"{prefix}{len(made) + 1:04d}"] = row
-    return row
-
 def _iso(d: datetime) -> str: return d.isoformat(timespec="seconds")
 
 def _user(rng, i, pick):
     first, last = rng.choice(FIRST), rng.choice(LAST)
-    taken = _made("email", i)
+    taken = pick.memo.setdefault("emails", set())
     email = f"{first.lower()}.{last.lower()}@northwind.example"
     if email in taken: email = f"{first.lower()}.{last.lower()}{len(taken)}@northwind.example"
-    taken[email] = True
-    return _keep("user", "usr_", i, {"name": f"{first} {last}", "email": email,
-                                     "license": rng.choice(["basic", "pro", "pro"])})
+    taken.add(email)
+    return {"name": f"{first} {last}", "email": email, "license": rng.choice(["basic", "pro", "pro"])}
 
 def _room(rng, i, pick):
     shared = rng.random() < 0.4
-    return _keep("room", "rom_", i, {"owner_id": pick("user"), "kind": "shared" if shared else "personal",
-                                     "name": rng.choice(SHARED_ROOMS) if shared else f"Personal room {i + 1}",
-                                     "capacity": rng.choice([25, 50, 100, 300]) if shared else rng.choice([4, 10, 25])})
+    return {"owner_id": pick("user"), "kind": "shared" if shared else "personal",
+            "name": rng.choice(SHARED_ROOMS) if shared else f"Personal room {i + 1}",
+            "capacity": rng.choice([25, 50, 100, 300]) if shared else rng.choice([4, 10, 25])}
 
 def _meeting(rng, i, pick):
     room_id = pick("room")
-    room = _MADE["room"][room_id]
+    room = pick.row("room", room_id)
     host = room["owner_id"] if room["kind"] == "personal" else pick("user")
-    basic = _MADE["user"][host]["license"] == "basic"
+    basic = pick.row("user", host)["license"] == "basic"
     duration = rng.choice([15, 30, 40] if basic else [30, 45, 60, 90])
-    live_hosts = _made("live_host", i)
+    live_hosts = pick.memo.setdefault("live_hosts", set())
     status = rng.choices(["ended", "live", "scheduled", "cancelled"], [35, 8, 50, 7])[0]
     if status == "live" and host in live_hosts: status = "scheduled"
     day = NOW.replace(hour=8, minute=0) + timedelta(days=rng.randint(1, 30))  # a working slot within a month, later or earlier
@@ -69,28 +55,29 @@ def _meeting(rng, i, pick):
     elif status == "live": start = NOW - timedelta(minutes=rng.randint(0, duration - 5))
     elif rng.random() < 0.15: start = NOW + timedelta(minutes=rng.choice([5, 10]))  # about to start
     else: start = day + slot
-    if status == "live": live_hosts[host] = True
+    if status == "live": live_hosts.add(host)
     started = _iso(start) if status in ("live", "ended") else None
-    return _keep("meeting", "mtg_", i, {"room_id": room_id, "host_id": host, "topic": rng.choice(TOPICS), "start": _iso(start),
-                                        "duration_minutes": duration, "status": status, "started_at": started,
-                                        "ended_at": _iso(start + timedelta(minutes=duration)) if status == "ended" else None,
-                                        "recording": status in ("live", "ended") and not basic and rng.random() < 0.5,
-                                        "waiting_room": rng.random() < 0.5, "capacity": room["capacity"]})
+    return {"room_id": room_id, "host_id": host, "topic": rng.choice(TOPICS), "start": _iso(start),
+            "duration_minutes": duration, "status": status, "started_at": started,
+            "ended_at": _iso(start + timedelta(minutes=duration)) if status == "ended" else None,
+            "recording": status in ("live", "ended") and not basic and rng.random() < 0.5,
+            "waiting_room": rng.random() < 0.5, "capacity": room["capacity"]}
 
 def _participant(rng, i, pick):
-    seen, heads = _made("participant_pair", i), _made("participant_count", i)
+    seen, heads = pick.memo.setdefault("participants", set()), pick.memo.setdefault("headcount", {})
     mid, user = pick("meeting"), pick("user")
-    m = _MADE["meeting"][mid]
+    m = pick.row("meeting", mid)
     if user == m["host_id"] or (mid, user) in seen or heads.get(mid, 1) >= m["capacity"]: return None
-    seen[(mid, user)], heads[mid] = True, heads.get(mid, 1) + 1
-    pro = _MADE["user"][m["host_id"]]["license"] == "pro"
+    seen.add((mid, user))
+    heads[mid] = heads.get(mid, 1) + 1
+    pro = pick.row("user", m["host_id"])["license"] == "pro"
     return {"meeting_id": mid, "user_id": user, "role": "co_host" if pro and rng.random() < 0.15 else "attendee"}
 
 def _recording(rng, i, pick):
-    seen, mid = _made("recorded", i), pick("meeting")
-    m = _MADE["meeting"][mid]
+    seen, mid = pick.memo.setdefault("recorded", set()), pick("meeting")
+    m = pick.row("meeting", mid)
     if m["status"] != "ended" or not m["recording"] or mid in seen: return None
-    seen[mid] = True
+    seen.add(mid)
     return {"meeting_id": mid, "duration_minutes": m["duration_minutes"], "size_mb": m["duration_minutes"] * rng.randint(8, 15),
             "status": "available", "created_at": m["ended_at"]}
 

@@ -1,4 +1,3 @@
-import dataclasses
 import pytest
 from prove_nb.server import load_server
 from prove_nb.state import fill_state, integrity_errors
@@ -125,16 +124,6 @@ CASES = [
          ok=False, error="safe maximum"),
     Case("inflate_tire", {"vehicle_id": IDLER, "position": "front_left", "pressure_psi": 34}, ok=False, error="not at a gas_station"),
 ]
-
-def strict(case: Case) -> Case:
-    "The case with its check asserted: a check may assert itself or return a truth value (which the harness would ignore)."
-    if case.check is None: return case
-    def check(s, r, f=case.check):
-        out = f(s, r)
-        assert out is None or out, f"check of {case.tool} failed: {out!r}"
-    return dataclasses.replace(case, check=check)
-
-CASES = [strict(c) for c in CASES]
 
 def test_every_tool_has_cases(): assert coverage_gaps(srv, CASES) == []
 def test_tool_count(): assert len(srv.tools) == 20
