@@ -4,12 +4,15 @@
 
 # %% ../nbs/99_cli.ipynb #ba9072f1
 from __future__ import annotations
-import argparse, json, sys
+import argparse, json, os, sys, time
+from pathlib import Path
 
 from .server import load_server, server_names, serve
 
 # %% auto #0
-__all__ = ['servers_info', 'cmd_servers', 'cmd_serve', 'demo_mcp_session', 'cmd_demo', 'build_parser', 'main']
+__all__ = ['servers_info', 'cmd_servers', 'cmd_serve', 'demo_mcp_session', 'cmd_demo', 'cmd_synth', 'cmd_replay', 'cmd_score',
+           'train_tasks', 'resolve_model', 'cmd_train', 'cmd_eval', 'cmd_orchestrate', 'cmd_ebench', 'build_parser',
+           'main']
 
 # %% ../nbs/99_cli.ipynb #8adf941e
 def servers_info() -> list[dict]:
@@ -32,9 +35,13 @@ def demo_mcp_session(server: str = "banking") -> dict:
     import anyio
     from mcp import StdioServerParameters
     from prove_nb.server import MCPToolClient
+    from mcp.client.stdio import stdio_client
     params = StdioServerParameters(command=sys.executable, args=["-c", "from prove_nb.cli import main; main()", "serve", server])
+    errlog = sys.stderr
+    try: errlog.fileno()
+    except (AttributeError, OSError, ValueError): errlog = open(os.devnull, "w")  # a notebook's captured stderr has no file
     async def go():
-        async with MCPToolClient(params, session="demo") as c:
+        async with MCPToolClient(stdio_client(params, errlog=errlog), session="demo") as c:
             tools = await c.tools()
             print(f"{server}: {len(tools)} tools over stdio")
             cust = (await c.call("find_customers", {"name": ""})).content[0]
@@ -46,13 +53,86 @@ def demo_mcp_session(server: str = "banking") -> dict:
             ok = await c.call("deposit", {"account_id": acc["account_id"], "amount": 125.0, "memo": "demo"})
             print("deposit:", ok.content)
             return await c.admin("diff")
-    return anyio.run(go)
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(1) as ex: return ex.submit(anyio.run, go).result()  # own thread: works inside a notebook's event loop too
 
 def cmd_demo(args):
-    diff = demo_mcp_session()
-    print("what changed:", json.dumps(diff, indent=1)[:1200])
+    from prove_nb.demo import run_demo
+    try: run_demo(args.out, args.scale)
+    except RuntimeError as e: sys.exit(f"prove demo: {e}")
+    print(f"report: {Path(args.out) / 'report.md'}")
 
 # %% ../nbs/99_cli.ipynb #db12bb66
+def cmd_synth(args):
+    from prove_nb.synthesis import synthesize, write_dataset
+    t = time.perf_counter()
+    tasks = synthesize(args.n, args.seed, args.servers.split(",") if args.servers else None, args.depth_min, args.depth_max)
+    stats = write_dataset(tasks, args.out, args.seed, time.perf_counter() - t)
+    print(json.dumps(stats))
+
+def cmd_replay(args):
+    from prove_nb.synthesis import load_tasks, replay_tasks
+    res = replay_tasks(load_tasks(args.tasks))
+    print(json.dumps(res) if args.json else "\n".join(f"{k}: {v}" for k, v in res.items()))
+
+def cmd_score(args):
+    from prove_nb.rewards import score_file, summarize
+    rows = []
+    for row in score_file(args.tasks, args.completions, args.reward):
+        rows.append(row)
+        if args.json: print(json.dumps(row))
+        else: print(row["id"], row.get("reward", ""), row.get("error") or "; ".join(row.get("reasons", []))[:120])
+    print(json.dumps(summarize(rows)))
+
+# %% ../nbs/99_cli.ipynb #3e7e4ca2
+def train_tasks(data: str, split: str = "train") -> list:
+    "The tasks of one split of a dataset folder or tasks file."
+    from prove_nb.synthesis import load_tasks
+    tasks = load_tasks(data)
+    return [t for t in tasks if t.get("split", split) == split] or tasks
+
+def resolve_model(name: str) -> str:
+    "A model name, or the checkpoint inside a run folder that a previous `prove train` wrote."
+    p = Path(name)
+    return str(p / "checkpoint") if (p / "checkpoint" / "config.json").exists() else name
+
+def cmd_train(args):
+    tasks = train_tasks(args.data)
+    model = resolve_model(args.model)
+    if args.stage == "sft":
+        from prove_nb.sft import train_sft
+        ck = train_sft(tasks, args.out, model, steps=args.steps)
+    else:
+        from prove_nb.grpo import train_grpo
+        ck = train_grpo(tasks, args.out, model, steps=args.steps, reward=args.reward, group=args.group, resume=args.resume)
+    print(f"checkpoint: {ck}")
+
+# %% ../nbs/99_cli.ipynb #eec4091d
+def cmd_eval(args):
+    from prove_nb.evaluate import evaluate, policy_from_name
+    if args.suite == "heldout":
+        policy = policy_from_name(resolve_model(args.model), temperature=args.temperature)
+        rep = evaluate(args.tasks, policy, k=args.k, out_dir=args.out, split=args.split or None, progress=True)
+        print(json.dumps({k: rep[k] for k in ("success", "pass_k", "calls_per_task", "tokens_per_task", "seconds_per_task")}))
+    else:
+        from prove_nb.bfcl import run_bfcl
+        rep = run_bfcl(resolve_model(args.model), args.category, args.limit, args.out)
+        print(json.dumps({"category": args.category, "accuracy": rep["accuracy"]}))
+
+def cmd_orchestrate(args):
+    from prove_nb.orchestration import run_orchestration
+    rep = run_orchestration(args.policy, resolve_model(args.model), args.tasks, args.out, samples=args.samples)
+    print(json.dumps({k: v for k, v in rep.items() if not isinstance(v, (list, dict)) or k == "decisions"}))
+
+def cmd_ebench(args):
+    from prove_nb.ebench import build_ebench, run_ebench
+    if args.action == "build":
+        tasks = build_ebench(args.n, args.seed, args.out)
+        print(f"{len(tasks)} tasks -> {args.out}")
+    else:
+        print(json.dumps(run_ebench(resolve_model(args.model), args.tasks, args.k, args.out)["pass_k"]))
+
+# %% ../nbs/99_cli.ipynb #0187513e
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="prove", description="prove_nb: RL of LLMs for tool use on live, stateful MCP servers.")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -68,7 +148,43 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--size", default="small", choices=["tiny", "small", "medium", "large"])
     s.set_defaults(fn=cmd_serve)
     s = sub.add_parser("demo", help="run the main job at a small scale")
+    s.add_argument("--out", default="runs/demo"); s.add_argument("--scale", default="small", choices=["small", "tiny"])
     s.set_defaults(fn=cmd_demo)
+    s = sub.add_parser("synth", help="synthesize a dataset of grounded multi-turn tasks")
+    s.add_argument("--n", type=int, default=1000); s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--out", required=True); s.add_argument("--servers", default="")
+    s.add_argument("--depth-min", type=int, default=0); s.add_argument("--depth-max", type=int, default=6)
+    s.set_defaults(fn=cmd_synth)
+    s = sub.add_parser("replay", help="replay gold calls on fresh sessions")
+    s.add_argument("--tasks", required=True); s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_replay)
+    s = sub.add_parser("score", help="score completions with a reward")
+    s.add_argument("--tasks", required=True); s.add_argument("--completions", required=True)
+    s.add_argument("--reward", default="prove", choices=["prove", "graduated", "tier", "toolrl", "recall", "outcome"])
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_score)
+    s = sub.add_parser("train", help="SFT or GRPO a model on a synthesized dataset")
+    s.add_argument("--stage", choices=["sft", "grpo"], required=True); s.add_argument("--model", default="smollm2-135m")
+    s.add_argument("--data", required=True); s.add_argument("--out", required=True); s.add_argument("--steps", type=int, default=20)
+    s.add_argument("--reward", default="prove"); s.add_argument("--group", type=int, default=4); s.add_argument("--resume", action="store_true")
+    s.set_defaults(fn=cmd_train)
+    s = sub.add_parser("eval", help="evaluate a policy: held-out tasks or BFCL multi-turn")
+    s.add_argument("suite", choices=["heldout", "bfcl"]); s.add_argument("--model", default="gold")
+    s.add_argument("--tasks"); s.add_argument("--split", default="test"); s.add_argument("--k", type=int, default=3)
+    s.add_argument("--temperature", type=float, default=0.7, help="sampling temperature (pass^k needs > 0)")
+    s.add_argument("--category", default="multi_turn_base"); s.add_argument("--limit", type=int)
+    s.add_argument("--out", required=True)
+    s.set_defaults(fn=cmd_eval)
+    s = sub.add_parser("orchestrate", help="run an orchestration controller on tasks")
+    s.add_argument("--policy", choices=["utility", "react", "fixed", "direct", "threshold"], default="utility")
+    s.add_argument("--model", default="gold"); s.add_argument("--tasks", required=True); s.add_argument("--out", required=True)
+    s.add_argument("--samples", type=int, default=1, help="proposals per step (3 for noisy policies or endpoints)")
+    s.set_defaults(fn=cmd_orchestrate)
+    s = sub.add_parser("ebench", help="build or run the E-Bench-style benchmark")
+    s.add_argument("action", choices=["build", "run"]); s.add_argument("--n", type=int, default=50); s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--model", default="gold"); s.add_argument("--tasks"); s.add_argument("--k", type=int, default=3)
+    s.add_argument("--out", required=True)
+    s.set_defaults(fn=cmd_ebench)
     return p
 
 def main(argv=None):

@@ -1,0 +1,222 @@
+"""The GPU and multi-GPU paths, checked without a GPU: configs, scripts, shared-server sessions, the vLLM policy's requests,
+the launch script's three steps (with stand-ins for nvidia-smi, trl and accelerate), and the GPU check's models."""
+import http.server, json, os, py_compile, socket, subprocess, sys, threading
+from pathlib import Path
+
+import pytest, yaml
+from transformers import AutoTokenizer
+
+from prove_nb.rollout import Limits, gold_policy, prepare_tokenizer, rollout_batch
+from prove_nb.scale import (CompletionsPolicy, MCPPool, RemoteWorld, check_accelerate_config, chatml_tokenizer, cpu_check_config,
+                            free_port, multi_gpu_args, remote_worlds, serve_http)
+from prove_nb.server import World, load_server
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+def deposit_task(i, acct, seed=0):
+    w = World(["banking"], seed=seed); w.call("deposit", {"account_id": acct, "amount": 10.0 + i})
+    return {"id": f"dep-{i}", "servers": ["banking"], "seed": seed, "size": "small", "system": "You are a banking assistant.",
+            "tools": load_server("banking").schemas(["get_account", "deposit"]),
+            "turns": [{"user": f"Please deposit {10 + i} dollars into account {acct}.",
+                       "gold": [[{"name": "deposit", "arguments": {"account_id": acct, "amount": 10.0 + i}}]], "answer_facts": []}],
+            "deps": [], "gold_state_hash": w.hash(), "depth": 1, "category": "base", "split": "train"}
+
+@pytest.fixture(scope="module")
+def pool():
+    with serve_http(["banking"]) as urls, MCPPool(urls) as p: yield p
+
+# ----------------------------------------------------------------------------------------------------- configs
+@pytest.mark.parametrize("stage", [2, 3])
+def test_accelerate_configs(stage):
+    path = ROOT / f"scripts/accelerate/zero{stage}.yaml"
+    raw = yaml.safe_load(path.read_text())
+    cfg = check_accelerate_config(path)
+    assert cfg["distributed_type"] == raw["distributed_type"] == "DEEPSPEED" and cfg["deepspeed_config"]["zero_stage"] == stage
+    assert cfg["mixed_precision"] == "bf16" and not cfg["use_cpu"]
+
+def test_bad_accelerate_configs_refused(tmp_path):
+    base = yaml.safe_load((ROOT / "scripts/accelerate/zero3.yaml").read_text())
+    for change, why in [({"distributed_type": "MULTI_GPU"}, "not DEEPSPEED"), ({"deepspeed_config": {**base["deepspeed_config"], "zero_stage": 1}}, "not 2 or 3"),
+                        ({"deepspeed_config": {**base["deepspeed_config"], "zero3_save_16bit_model": False}}, "sharded"),
+                        ({"deepspeed_config": {**base["deepspeed_config"], "offload_everything": True}}, "unknown deepspeed_config keys")]:
+        p = tmp_path / "c.yaml"; p.write_text(yaml.safe_dump({**base, **change}))
+        with pytest.raises(ValueError, match=why): check_accelerate_config(p)
+    p.write_text(yaml.safe_dump({**base, "zero_stage": 3}))  # a DeepSpeed key at the top level: accelerate itself refuses it
+    with pytest.raises(ValueError, match="unknown keys"): check_accelerate_config(p)
+
+def test_multi_gpu_grpo_config():
+    cfg = cpu_check_config(multi_gpu_args("runs/x", "http://10.1.2.3:8000", steps=350, group=16, per_device=8, grad_acc=2))
+    assert (cfg.use_vllm, cfg.vllm_mode, cfg.vllm_server_base_url) == (True, "server", "http://10.1.2.3:8000")
+    assert (cfg.num_generations, cfg.beta, cfg.learning_rate, cfg.max_steps) == (16, 0.01, 1e-6, 350)
+    assert cfg.vllm_importance_sampling_correction is False and cfg.generation_batch_size % cfg.num_generations == 0
+    assert multi_gpu_args("runs/x")["bf16"] is True
+    with pytest.raises(ValueError, match="whole groups"): multi_gpu_args("runs/x", group=16, per_device=4, grad_acc=3)
+
+# ----------------------------------------------------------------------------------------------------- scripts
+@pytest.mark.parametrize("script", ["scripts/train_grpo_multi.py", "bench/gpu_check.py", "bench/train_cpu.py"])
+def test_python_scripts_compile(script): py_compile.compile(str(ROOT / script), doraise=True)
+
+@pytest.mark.parametrize("script", ["scripts/launch_multi_gpu.sh", "bench/gpu_check.sh"])
+def test_shell_scripts_parse(script): subprocess.run(["bash", "-n", str(ROOT / script)], check=True)
+
+def test_train_script_check_mode():
+    res = subprocess.run([sys.executable, str(ROOT / "scripts/train_grpo_multi.py"), "--check", "--num-processes", "3", "--group", "8",
+                          "--per-device", "4", "--grad-acc", "4", "--vllm-url", "http://gpu0:8000"], capture_output=True, text=True, check=True)
+    got = json.loads(res.stdout.strip().splitlines()[-1])
+    assert (got["vllm_mode"], got["vllm_server_base_url"], got["num_generations"]) == ("server", "http://gpu0:8000", 8)
+    assert (got["completions_per_step"], got["prompts_per_step"]) == (48, 6)
+    bad = subprocess.run([sys.executable, str(ROOT / "scripts/train_grpo_multi.py"), "--check", "--group", "16", "--per-device", "4", "--grad-acc", "1"],
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "whole groups" in bad.stderr
+
+# ------------------------------------------------------------------------------------------ shared MCP servers
+def test_remote_rollouts_match_in_process(pool):
+    tasks = [deposit_task(i, a, seed=s) for i, (a, s) in enumerate([("acc_0001", 0), ("acc_0002", 0), ("acc_0004", 0)])]
+    with remote_worlds(pool) as opened:
+        remote = rollout_batch(tasks, gold_policy())
+        sids = [w.sid for w in opened]
+    local = rollout_batch(tasks, gold_policy())
+    assert [t.final_hash for t in remote] == [t.final_hash for t in local] == [t["gold_state_hash"] for t in tasks]
+    assert [[(c.name, c.ok, c.content) for c in t.calls] for t in remote] == [[(c.name, c.ok, c.content) for c in t.calls] for t in local]
+    assert len(set(sids)) == len(tasks)
+
+def test_remote_world_sessions(pool):
+    a, b = RemoteWorld(pool, ["banking"]), RemoteWorld(pool, ["banking"])
+    local = World(["banking"])
+    assert a.hash() == b.hash() == local.hash()
+    assert a.call("deposit", {"account_id": "acc_0001", "amount": 5}).content == local.call("deposit", {"account_id": "acc_0001", "amount": 5}).content
+    assert a.hash() == local.hash() != b.hash()
+    assert list(a.diff()) == ["banking"] and b.diff() == {}
+    assert not a.call("no_such_tool", {}).ok and "no_such_tool" in a.call("no_such_tool", {}).error
+    assert not a.call("deposit", {"account_id": "acc_0404", "amount": 5}).ok
+    a.close(); b.close()
+    with pytest.raises(ValueError, match="medium"): RemoteWorld(pool, ["banking"], size="medium")
+
+# ------------------------------------------------------------------------------------------ vLLM server policy
+CALL = '<tool_call>\n{"name": "deposit", "arguments": {"account_id": "acc_0001", "amount": 10.0}}\n</tool_call>'
+
+@pytest.fixture()
+def completions_stub():
+    "A stand-in `/v1/completions` server: a deposit call first, then a short answer once a tool result is in the prompt."
+    seen = []
+    class Stub(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append((self.path, body))
+            data = json.dumps({"choices": [{"index": i, "text": "Done." if "<tool_response>" in p else CALL} for i, p in reversed(list(enumerate(body["prompt"])))]}).encode()
+            self.send_response(200); self.send_header("Content-Type", "application/json"); self.send_header("Content-Length", str(len(data))); self.end_headers()
+            self.wfile.write(data)
+        def log_message(self, *a): pass
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Stub)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{srv.server_port}", seen
+    srv.shutdown()
+
+def test_completions_policy_rollout(completions_stub, pool):
+    url, seen = completions_stub
+    tok = prepare_tokenizer(AutoTokenizer.from_pretrained(ROOT / "bench/tokenizer"))
+    policy = CompletionsPolicy(url, "Qwen/Qwen3-4B", tok, max_new_tokens=32, temperature=0.7)
+    tasks = [deposit_task(0, "acc_0001"), deposit_task(1, "acc_0002")]
+    with remote_worlds(pool):
+        trajs = rollout_batch(tasks, policy, Limits(max_steps=2, max_turns=1))
+    path, body = seen[0]
+    assert path == "/v1/completions" and len(body["prompt"]) == 2 and all(p.endswith("<|im_start|>assistant\n") for p in body["prompt"])
+    assert (body["model"], body["max_tokens"], body["temperature"], body["stop"]) == ("Qwen/Qwen3-4B", 32, 0.7, ["<|im_end|>"])
+    assert trajs[0].final_hash == tasks[0]["gold_state_hash"] and trajs[1].final_hash != tasks[1]["gold_state_hash"]
+    assert trajs[0].messages[2]["content"] == CALL and trajs[0].gen_tokens > 0 and trajs[0].stop == "answered"
+
+def test_chatml_tokenizer_is_prefix_preserving():
+    from trl.chat_template_utils import is_chat_template_prefix_preserving, qwen3_chat_template
+    tok = AutoTokenizer.from_pretrained(ROOT / "bench/tokenizer")
+    tok.chat_template = qwen3_chat_template
+    assert not is_chat_template_prefix_preserving(tok)
+    tok = chatml_tokenizer(tok)
+    assert is_chat_template_prefix_preserving(tok) and tok.eos_token == "<|im_end|>" and tok.padding_side == "left"
+
+# ------------------------------------------------------------------------------------------------ launch script
+SHIMS = {
+    "nvidia-smi": "#!/bin/sh\nfor i in 0 1 2; do echo \"GPU $i: stand-in\"; done\n",
+    # trl vllm-serve --model M --port P ...: answer /health on P
+    "trl": f"""#!{sys.executable}
+import http.server, json, os, sys
+a = sys.argv; port = int(a[a.index("--port") + 1])
+open(os.environ["SHIM_LOG"] + ".trl", "w").write(json.dumps({{"argv": a[1:], "gpus": os.environ.get("CUDA_VISIBLE_DEVICES")}}))
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self): self.send_response(200); self.end_headers()
+    def log_message(self, *a): pass
+http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
+""",
+    # accelerate launch ...: record the command and whether every MCP server in the map answers right now
+    "accelerate": f"""#!{sys.executable}
+import json, os, socket, sys
+from urllib.parse import urlparse
+a = sys.argv; mcp = json.load(open(a[a.index("--mcp") + 1]))
+up = {{}}
+for name, url in mcp.items():
+    u = urlparse(url)
+    try: socket.create_connection((u.hostname, u.port), 2).close(); up[name] = True
+    except OSError: up[name] = False
+open(os.environ["SHIM_LOG"], "w").write(json.dumps({{"argv": a[1:], "gpus": os.environ.get("CUDA_VISIBLE_DEVICES"), "mcp": mcp, "up": up}}))
+""",
+}
+
+def free_ports(n: int) -> int:
+    "The first of `n` consecutive free ports."
+    for _ in range(50):
+        first = free_port()
+        try:
+            for s in [socket.create_server(("127.0.0.1", first + i)) for i in range(n)]: s.close()
+            return first
+        except OSError: continue
+    raise RuntimeError("no consecutive free ports")
+
+def test_launch_script_three_steps(tmp_path):
+    bin_ = tmp_path / "bin"; bin_.mkdir()
+    for name, text in SHIMS.items():
+        (bin_ / name).write_text(text); (bin_ / name).chmod(0o755)
+    data = tmp_path / "data"; data.mkdir()
+    (data / "tasks.jsonl").write_text("\n".join(json.dumps({"id": f"t{i}", "servers": s}) for i, s in enumerate([["banking"], ["payments", "banking"]])) + "\n")
+    vllm_port, mcp_port = free_port(), free_ports(2)
+    env = {**os.environ, "PATH": f"{bin_}:{Path(sys.executable).parent}:{os.environ['PATH']}", "SHIM_LOG": str(tmp_path / "log"), "PYTHON": sys.executable}
+    out = tmp_path / "run"
+    res = subprocess.run(["bash", str(ROOT / "scripts/launch_multi_gpu.sh"), "--data", str(data), "--out", str(out), "--zero", "2",
+                          "--vllm-port", str(vllm_port), "--mcp-port", str(mcp_port), "--", "--steps", "3"],
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    trl_ = json.loads((tmp_path / "log.trl").read_text())
+    assert trl_["gpus"] == "0" and trl_["argv"][:3] == ["vllm-serve", "--model", "Qwen/Qwen3-4B"]
+    acc = json.loads((tmp_path / "log").read_text())
+    assert acc["gpus"] == "1,2" and acc["up"] == {"banking": True, "payments": True}
+    argv = acc["argv"]
+    assert argv[:5] == ["launch", "--config_file", "scripts/accelerate/zero2.yaml", "--num_processes", "2"]
+    assert argv[5] == "scripts/train_grpo_multi.py" and argv[-2:] == ["--steps", "3"]
+    assert argv[argv.index("--vllm-url") + 1] == f"http://127.0.0.1:{vllm_port}" and argv[argv.index("--mcp") + 1] == str(out / "mcp.json")
+    assert acc["mcp"] == {"banking": f"http://127.0.0.1:{mcp_port}/mcp", "payments": f"http://127.0.0.1:{mcp_port + 1}/mcp"}
+    for port in (vllm_port, mcp_port, mcp_port + 1):  # every server stopped with the run
+        with pytest.raises(OSError): socket.create_connection(("127.0.0.1", port), 0.5).close()
+
+# ---------------------------------------------------------------------------------------------------- GPU check
+def test_gpu_check_models_and_tokenizer():
+    import gpu_check
+    assert 0.55e9 < gpu_check.n_params("0.6b") < 0.65e9 and 3.9e9 < gpu_check.n_params("4b") < 4.1e9
+    tok = AutoTokenizer.from_pretrained(gpu_check.TOKENIZER)
+    assert len(tok) <= gpu_check.qwen3_config("0.6b").vocab_size and tok.eos_token == "<|im_end|>" and "tool_call" in tok.chat_template
+    assert sum(p.stat().st_size for p in gpu_check.TOKENIZER.iterdir()) < 2_000_000
+
+def test_gpu_check_without_gpu_reports_rows():
+    import torch
+    if torch.cuda.is_available(): pytest.skip("a GPU is present: bench/gpu_check.sh runs the real check")
+    res = subprocess.run([sys.executable, str(ROOT / "bench/gpu_check.py"), "--sizes", "0.6b"], capture_output=True, text=True, check=True)
+    rec = json.loads(res.stdout.strip().splitlines()[-1])
+    assert [(r["backend"], r["status"]) for r in rec["rows"]] == [("trl", "no CUDA device"), ("unsloth", "no CUDA device")]
+    assert "| Qwen3-0.6b (random) | trl | no CUDA device |" in res.stdout
+
+# ----------------------------------------------------------------------------------------------- CPU benchmark
+def test_train_cpu_standin_tasks():
+    import train_cpu
+    tasks = train_cpu.standin_tasks(30, seed=3)
+    assert json.dumps(tasks) == json.dumps(train_cpu.standin_tasks(30, seed=3))
+    assert {t["split"] for t in tasks} == {"train", "test"}
+    trajs = rollout_batch(tasks, gold_policy(), train_cpu.LIMITS)
+    assert all(tr.final_hash == t["gold_state_hash"] != World.for_task(t).hash() for tr, t in zip(trajs, tasks))

@@ -1,0 +1,176 @@
+"""Synthesis: tool graph, live-state sampler, state machine, grounded conversations verified by replay, splits, files."""
+import json, random, warnings
+from collections import Counter
+
+import pytest
+from prove_nb.server import World, load_server
+from prove_nb.toolgraph import Edge, ToolGraph, chains, sample_context, usable_servers
+from prove_nb.synthesis import (S, TRANSITIONS, HANDLERS, SynthConfig, Dedup, apply_teacher, combo, error_rate, gold_calls,
+                                gold_messages, grounded, load_tasks, replay, replay_tasks, split_leaks, step, synthesize,
+                                write_dataset)
+
+CFG = SynthConfig(workers=1)
+
+@pytest.fixture(scope="module")
+def bank():
+    return synthesize(160, seed=0, servers=["banking"], config=CFG, progress=False)
+
+@pytest.fixture(scope="module")
+def every():
+    report = {}
+    return synthesize(80, seed=3, config=CFG, progress=False, report=report), report
+
+def test_graph_edges_and_chains():
+    g = ToolGraph("banking")
+    assert Edge("list_accounts", "deposit", "explicit", "banking.account", "account_id") in g.edges
+    assert Edge("add_payee", "pay_payee", "implicit") in g.edges
+    assert g.is_entry("find_customers") and not g.is_entry("deposit")
+    for n in (2, 3, 4, 5):
+        for c in chains(g, n, n=3, seed=n):
+            assert len(c) == n and g.is_entry(c[0])
+            assert all(any(e.src == a and e.dst == b and e.kind == "explicit" for e in g.edges) for a, b in zip(c, c[1:]))
+
+def test_sampler_finds_real_entities():
+    ctx = sample_context("banking", 2)
+    st = load_server("banking").seed_state(2)
+    assert ctx.rows and all(st.get(e.split(".")[1], i) is not None for e, d in ctx.rows.items() for i in d)
+    assert sample_context("banking", 2).rows == ctx.rows
+
+def test_machine_is_complete():
+    assert set(HANDLERS) | {S.END} == set(S)
+    seen, todo = set(), [S.START]
+    while todo:
+        s = todo.pop()
+        if s not in seen: seen.add(s); todo += [t for t, _ in TRANSITIONS[s]]
+    assert seen == set(S)
+    rng = random.Random(0)
+    assert Counter(step(S.EXECUTE, SynthConfig(p_failure=0.0), rng, {S.SUCCESS, S.FAILURE}) for _ in range(50)) == {S.SUCCESS: 50}
+
+def test_every_task_replays_and_is_grounded(bank):
+    assert len(bank) == 160 and len({t["id"] for t in bank}) == 160
+    assert all(replay(t) == (True, True) for t in bank)
+    assert all(grounded(t) for t in bank)
+    assert replay_tasks(bank)["state_match"] == 160
+
+def test_record_contract(bank):
+    keys = {"id", "servers", "seed", "size", "tools", "system", "turns", "deps", "gold_state_hash", "depth", "category", "structure", "split"}
+    for t in bank:
+        assert keys <= set(t)
+        assert t["category"] in {"base", "missing_param", "clarification", "irrelevance", "missing_function", "recovery"}
+        assert t["structure"] in {"chain", "funnel", "tree", "orderfree", "none"} and 0 <= t["depth"] <= 6
+        n = len(gold_calls(t))
+        assert all(0 <= i < j < n for i, j in t["deps"])
+        names = {x["function"]["name"] for x in t["tools"]}
+        assert {c["name"] for c in gold_calls(t)} <= names
+        for turn in t["turns"]:
+            assert turn["user"] and turn["answer"]
+            assert all(all(isinstance(c["arguments"], dict) for c in step) and step for step in turn["gold"])
+            assert all(f in turn["answer"] for f in turn["answer_facts"])
+            assert all(m["text"] in turn["user"] for m in turn["mentions"])
+    assert len({t["category"] for t in bank}) >= 4
+    assert {t["split"] for t in bank} <= {"train", "validation", "test"}
+
+def test_ungrounded_or_wrong_hash_is_caught(bank):
+    t = json.loads(json.dumps(next(x for x in bank if x["turns"][0]["mentions"])))
+    t["turns"][0]["mentions"][0]["id"] = "acc_9999"
+    assert not grounded(t)
+    t = json.loads(json.dumps(next(x for x in bank if gold_calls(x))))
+    gold_calls(t)[-1]["arguments"] = {}
+    assert replay(t)[0] is False
+
+def test_missing_function_hides_the_tool(every, bank):
+    mf = [x for x in every[0] + bank if x["category"] == "missing_function"]
+    assert mf
+    for t in mf:
+        assert t["turns"][0]["gold"] == []
+        shown = {x["function"]["name"] for x in t["tools"]}
+        assert not {c["name"] for c in gold_calls(t)} - shown
+
+def test_recovery_obeys_error_rate(every, bank):
+    rec = [t for t in every[0] + bank if t["category"] == "recovery"]
+    assert rec
+    for t in rec:
+        assert 0 < error_rate(t) <= 0.3
+        w = World.for_task(t)
+        assert all(w.call(c["name"], c["arguments"]).ok != bool(c.get("expect_error")) for c in gold_calls(t))
+
+def test_splits_hold_out_combinations(bank):
+    assert split_leaks(bank) == 0
+    train = {combo(t) for t in bank if t["split"] == "train"}
+    assert not any(combo(t) in train for t in bank if t["split"] == "test" and combo(t))
+
+def test_dedup_rejects_near_copies(bank):
+    d = Dedup(0.7)
+    t = next(x for x in bank if len(gold_calls(x)) >= 3)
+    assert d.admit(t) and not d.admit(json.loads(json.dumps(t)))
+
+def test_same_seed_same_bytes_any_workers():
+    a = synthesize(60, seed=5, servers=["banking"], config=SynthConfig(workers=1), progress=False)
+    b = synthesize(60, seed=5, servers=["banking"], config=SynthConfig(workers=2, refresh_every=10), progress=False)
+    c = synthesize(60, seed=5, servers=["banking"], config=SynthConfig(workers=2, refresh_every=10), progress=False)
+    assert json.dumps(b) == json.dumps(c)
+    assert json.dumps(a) != json.dumps(synthesize(60, seed=6, servers=["banking"], config=CFG, progress=False))
+    assert json.dumps(a) == json.dumps(synthesize(60, seed=5, servers=["banking"], config=SynthConfig(workers=2), progress=False))
+
+def test_same_bytes_across_processes():
+    "Python salts string hashes per process: nothing may depend on set order."
+    import hashlib, os, subprocess, sys
+    code = ("import hashlib, json; from prove_nb.synthesis import synthesize, SynthConfig; "
+            "print(hashlib.sha256(json.dumps(synthesize(40, seed=2, servers=['banking', 'filesystem', 'social_media'], "
+            "config=SynthConfig(workers=1), progress=False)).encode()).hexdigest())")
+    out = [subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": h}, capture_output=True, text=True,
+                          check=True).stdout.strip() for h in ("1", "2")]
+    assert out[0] == out[1] and len(out[0]) == 64
+
+def test_depth_range():
+    ts = synthesize(40, seed=1, servers=["banking"], depth_min=3, depth_max=4, config=CFG, progress=False)
+    assert all(3 <= t["depth"] <= 4 for t in ts) and all(t["category"] not in ("irrelevance", "missing_function") for t in ts)
+
+def test_every_server_generic(every):
+    tasks, report = every
+    assert len(report["servers"]) >= 2 and not [k for k in report if k.startswith("error:")]
+    assert all(replay(t) == (True, True) and grounded(t) for t in tasks)
+    assert len({s for t in tasks for s in t["servers"]}) >= 5
+
+def test_broken_server_is_skipped():
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        ts = synthesize(10, seed=0, servers=["banking", "no_such_server"], config=CFG, progress=False)
+    assert len(ts) == 10 and any("no_such_server" in str(x.message) for x in w)
+    assert usable_servers(["no_such_server"]) == []
+
+def test_gold_messages_execute(bank):
+    t = next(x for x in bank if len(gold_calls(x)) >= 3 and len(x["turns"]) >= 2)
+    msgs = gold_messages(t)
+    assert msgs[0]["role"] == "system" and "<tools>" in msgs[0]["content"]
+    calls = [c for m in msgs if m["role"] == "assistant" for c in m.get("tool_calls", [])]
+    assert [c["function"]["name"] for c in calls] == [c["name"] for c in gold_calls(t)]
+    tools = [m for m in msgs if m["role"] == "tool"]
+    assert len(tools) == len(calls) and all(m["tool_call_id"] == c["id"] for m, c in zip(tools, calls))
+    assert sum(m["role"] == "user" for m in msgs) == len(t["turns"])
+    assert msgs[-1]["role"] == "assistant" and msgs[-1]["content"] == t["turns"][-1]["answer"]
+
+def test_write_and_load(tmp_path, bank):
+    stats = write_dataset(bank, tmp_path, seed=0, seconds=1.5, extra={"note": "test"})
+    assert load_tasks(tmp_path) == bank and load_tasks(tmp_path / "tasks.jsonl") == bank
+    saved = json.loads((tmp_path / "stats.json").read_text())
+    for k in ("n", "executable_rate", "grounded_rate", "seconds"): assert k in saved
+    assert (saved["n"], saved["executable_rate"], saved["grounded_rate"], saved["seconds"]) == (160, 1.0, 1.0, 1.5)
+    assert stats["split_leaks"] == 0 and "prove_nb" in (tmp_path / "README.md").read_text()
+    from datasets import load_from_disk
+    hf = load_from_disk(str(tmp_path / "hf"))
+    assert sum(len(hf[s]) for s in hf) == 160
+    row = hf["train"][0]
+    assert json.loads(row["turns"]) == next(t for t in bank if t["id"] == row["id"])["turns"]
+
+def test_teacher_is_validated(bank):
+    tasks = json.loads(json.dumps(bank[:20]))
+    good = lambda prompt: "Hey! " + prompt.rsplit("Message: ", 1)[1]          # keeps every string
+    cnt = apply_teacher(tasks, good)
+    assert cnt["teacher_kept"] > 0 and all(grounded(t) and replay(t) == (True, True) for t in tasks)
+    assert all(t["user"].startswith("Hey! ") for x in tasks for t in x["turns"] if t["mentions"] or t["literals"])
+    tasks = json.loads(json.dumps(bank[:20]))
+    cnt = apply_teacher(tasks, lambda prompt: "Please do it.")                  # drops what the calls depend on
+    assert cnt["teacher_dropped"] >= sum(1 for x in bank[:20] for t in x["turns"] if t["mentions"] or t["literals"])
+    assert [t["user"] for x in tasks for t in x["turns"] if t["mentions"] or t["literals"]] == \
+           [t["user"] for x in bank[:20] for t in x["turns"] if t["mentions"] or t["literals"]]
