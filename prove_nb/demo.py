@@ -20,11 +20,11 @@ class Scale:
     "Sizes of every stage of the demo."
     tasks: int = 400
     audit_tasks: int = 100
-    sft_steps: int = 60
-    grpo_steps: int = 4
+    sft_steps: int = 30
+    grpo_steps: int = 3
     group: int = 4
-    eval_tasks: int = 24
-    bfcl_tasks: int = 5
+    eval_tasks: int = 12
+    bfcl_tasks: int = 3
     max_new_tokens: int = 128
     tools_per_server: int = 6  # a 135M model on a CPU: short tool lists keep prompts near 1k tokens
     depth_max: int = 3
