@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_synthesis.ipynb #d8eea067
 from __future__ import annotations
-import json, math, multiprocessing as mp, os, random, re, time, warnings
+import json, math, multiprocessing as mp, random, re, warnings
 from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
