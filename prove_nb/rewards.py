@@ -18,7 +18,7 @@ __all__ = ['PROVE_WEIGHTS', 'REWARD_TYPES', 'REWARDS', 'TASK_KEYS', 'POLICIES', 
            'gold_deps', 'shown_tools', 'replay_gold', 'gold_world', 'gold_hash', 'same_state', 'ModelCall',
            'completion_messages', 'Trajectory', 'trajectory', 'same_value', 'key_jaccard', 'match_calls', 'in_order',
            'schema_problems', 'Reward', 'Prove', 'atomic', 'Graduated', 'missing_facts', 'state_matches', 'Tier',
-           'multiset_jaccard', 'ToolRL', 'Recall', 'Outcome', 'get_reward', 'score_all', 'read_jsonl', 'load_tasks',
+           'multiset_jaccard', 'ToolRL', 'Recall', 'Outcome', 'get_reward', 'score_all', 'read_jsonl', 'tasks_by_id',
            'score_file', 'summarize', 'trl_reward', 'policy_gold', 'policy_abstain', 'policy_repeat',
            'policy_wrong_order', 'policy_minimal', 'policy_spray', 'policy_alternative', 'conversation',
            'policy_messages', 'policy_scores', 'policy_table', 'below_gold']
@@ -512,13 +512,14 @@ def read_jsonl(path) -> Iterator[tuple[int, object, str]]:
             try: yield i, json.loads(line), ""
             except ValueError as e: yield i, None, f"line {i}: not JSON ({e})"
 
-def load_tasks(path) -> dict:
-    "{id: task} from a task JSON-lines file (lines that are not task records are skipped)."
-    return {o["id"]: o for _, o, err in read_jsonl(path) if not err and isinstance(o, dict) and "id" in o}
+def tasks_by_id(path) -> dict:
+    "{id: task} of a task file or dataset folder."
+    from prove_nb.synthesis import load_tasks
+    return {t["id"]: t for t in load_tasks(path)}
 
 def score_file(tasks_path, completions_path, reward: str = "prove", **config) -> Iterator[dict]:
     "One result row per completion line of `completions_path`, scored by `reward` against the tasks of `tasks_path`."
-    tasks, r = load_tasks(tasks_path), get_reward(reward, **config)
+    tasks, r = tasks_by_id(tasks_path), get_reward(reward, **config)
     for i, o, err in read_jsonl(completions_path):
         cid = o.get("id") if isinstance(o, dict) else None
         if not err and not (isinstance(o, dict) and isinstance(o.get("messages"), list)): err = f"line {i}: expected {{\"id\", \"messages\": [...]}}"

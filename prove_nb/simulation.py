@@ -9,29 +9,25 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from .realize import words
+from .toolgraph import NAME_FIELDS
 from .core import ToolCall, Validator, assistant_msg, function_schema, parse_message, tool_msg, user_msg
 from .rollout import CallRecord, Limits, Reply, ScriptedPolicy, Trajectory, gold_reply, rollout_batch, system_messages
 from .server import ToolResult, World, all_tools, load_server
 from .state import thaw
 
 # %% auto #0
-__all__ = ['NAME_FIELDS', 'INFO_LEVELS', 'RULES', 'USER_PROMPT', 'TOOL_PROMPT', 'JUDGE_PROMPT', 'JUDGE_POLICIES', 'LADDER',
-           'words', 'say', 'intent', 'rows_in', 'label', 'finder_calls', 'lister_calls', 'Hop', 'ancestors', 'find_top',
-           'discover', 'field_values', 'value_options', 'write_call', 'describe', 'task_record', 'entity_params',
-           'write_task', 'max_depth', 'SimRequest', 'RuleBackend', 'HFBackend', 'OpenAIBackend', 'get_backend', 'Goal',
-           'rule_user', 'UserSimulator', 'user_probe', 'parse_result', 'rule_tool', 'ToolSimulator', 'result_match',
-           'shape_match', 'fidelity', 'fidelity_table', 'Verdict', 'made_calls', 'rule_judge', 'Judge',
-           'judge_agreement', 'play', 'asking_reply', 'asking_policy', 'Level', 'build_pool', 'Curriculum',
-           'curriculum_dataset', 'curriculum_reward', 'SyntheticLearner', 'run_curriculum', 'plot_curriculum']
+__all__ = ['INFO_LEVELS', 'RULES', 'USER_PROMPT', 'TOOL_PROMPT', 'JUDGE_PROMPT', 'JUDGE_POLICIES', 'LADDER', 'say', 'intent',
+           'rows_in', 'label', 'finder_calls', 'lister_calls', 'Hop', 'ancestors', 'find_top', 'discover',
+           'field_values', 'value_options', 'write_call', 'describe', 'task_record', 'entity_params', 'write_task',
+           'max_depth', 'SimRequest', 'RuleBackend', 'HFBackend', 'OpenAIBackend', 'get_backend', 'Goal', 'rule_user',
+           'UserSimulator', 'user_probe', 'parse_result', 'rule_tool', 'ToolSimulator', 'result_match', 'shape_match',
+           'fidelity', 'fidelity_table', 'Verdict', 'made_calls', 'rule_judge', 'Judge', 'judge_agreement', 'play',
+           'asking_reply', 'asking_policy', 'Level', 'build_pool', 'Curriculum', 'curriculum_dataset',
+           'curriculum_reward', 'SyntheticLearner', 'run_curriculum', 'plot_curriculum']
 
 # %% ../nbs/14_simulation.ipynb #8a9e8489
-NAME_FIELDS = ("name", "title", "nickname", "display_name", "full_name", "label", "subject", "username", "handle",
-               "filename", "email", "code", "sku", "number", "plate", "model", "last4", "city", "address")
 _ID_LIKE = re.compile(r"^[A-Za-z]+_\d+$")
-
-def words(name: str) -> str:
-    "A table, field or parameter name as words: 'delivery_address' -> 'delivery address', 'customer_id' -> 'customer'."
-    return re.sub(r"_(id|ids)$", "", name).replace("_", " ")
 
 def say(v) -> str:
     "A value as the user writes it: text quoted, numbers and lists plain."
