@@ -20,13 +20,13 @@ class Scale:
     "Sizes of every stage of the demo."
     tasks: int = 400
     audit_tasks: int = 100
-    sft_steps: int = 30
-    grpo_steps: int = 3
-    group: int = 4
-    eval_tasks: int = 12
-    bfcl_tasks: int = 3
-    max_new_tokens: int = 128
-    tools_per_server: int = 6  # a 135M model on a CPU: short tool lists keep prompts near 1k tokens
+    sft_steps: int = 8
+    grpo_steps: int = 2
+    group: int = 2
+    eval_tasks: int = 8
+    bfcl_tasks: int = 2
+    max_new_tokens: int = 96
+    tools_per_server: int = 4  # a 135M model on a CPU: short tool lists keep prompts under 1k tokens
     depth_max: int = 3
 
 SCALES = {"small": Scale(), "tiny": Scale(tasks=60, audit_tasks=20, sft_steps=2, grpo_steps=1, group=2, eval_tasks=4, bfcl_tasks=2, max_new_tokens=24)}
@@ -60,7 +60,7 @@ def stage_audit(out: Path, sc: Scale) -> dict:
 
 def stage_sft(out: Path, sc: Scale) -> dict:
     from prove_nb.sft import train_sft
-    ck = train_sft(load_split(out, "train"), out / "sft", steps=sc.sft_steps, batch_size=2, max_length=1536)
+    ck = train_sft(load_split(out, "train"), out / "sft", steps=sc.sft_steps, batch_size=2, max_length=1024)
     losses = [h["loss"] for h in json.loads((out / "sft" / "sft_log.json").read_text()) if "loss" in h]
     return {"checkpoint": str(ck), "loss_first": losses[0], "loss_last": losses[-1]}
 
