@@ -5,6 +5,7 @@
 # %% ../nbs/10_grpo.ipynb #1f6c5292
 from __future__ import annotations
 import json, math, re, time
+from contextlib import nullcontext
 from pathlib import Path
 
 from .rollout import HFPolicy, Limits, chat_view, load_model, rollout_batch
@@ -41,13 +42,15 @@ def episode_tokens(tok, messages: list, n_prompt: int, tools: list, max_completi
     return tok(prompt, add_special_tokens=False)["input_ids"], enc["input_ids"][:max_completion], mask[:max_completion]
 
 # %% ../nbs/10_grpo.ipynb #699c90b9
-def make_rollout_func(tasks: list[dict], tok, limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128, temperature: float = 1.0):
+def make_rollout_func(tasks: list[dict], tok, limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128,
+                      temperature: float = 1.0, policy_for=None, worlds=None):
     "A TRL `rollout_func` that plays tasks live and returns tokens, env masks and the episodes' messages."
     by_prompt = {prompt_key(task_prompt(t)): t for t in tasks}
     def rollout_func(prompts, trainer):
         batch = [by_prompt[prompt_key(p)] for p in prompts]
-        model = trainer.accelerator.unwrap_model(trainer.model)
-        trajs = rollout_batch(batch, HFPolicy(model, tok, max_new_tokens, temperature), limits)
+        policy = policy_for(trainer) if policy_for else HFPolicy(trainer.accelerator.unwrap_model(trainer.model), tok, max_new_tokens, temperature)
+        with worlds() if worlds else nullcontext():
+            trajs = rollout_batch(batch, policy, limits)
         out = {"prompt_ids": [], "completion_ids": [], "env_mask": [], "logprobs": None, "trajectory": [], "n_calls": []}
         for tr, t, p in zip(trajs, batch, prompts):
             pi, ci, m = episode_tokens(tok, tr.messages, len(p), t["tools"], trainer.args.max_completion_length)

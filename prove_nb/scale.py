@@ -5,13 +5,13 @@
 # %% ../nbs/11_scale.ipynb #e9b583d2
 from __future__ import annotations
 import asyncio, concurrent.futures, hashlib, itertools, json, os, socket, subprocess, sys, threading, time
-from contextlib import AsyncExitStack, contextmanager, nullcontext
+from contextlib import AsyncExitStack, contextmanager
 from pathlib import Path
 from typing import Callable
 
 import prove_nb.rollout as _rollout
 from .rollout import Limits, Reply, prepare_tokenizer, render_prompt, rollout_batch
-from .grpo import JsonlLogger, episode_reward, episode_tokens, grpo_dataset, plot_metrics, prompt_key, task_prompt
+from .grpo import JsonlLogger, episode_reward, grpo_dataset, make_rollout_func, plot_metrics, task_prompt
 from .server import MCPToolClient, ToolResult, unknown_tool_error
 
 # %% auto #0
@@ -195,18 +195,7 @@ class CompletionsPolicy:
 # %% ../nbs/11_scale.ipynb #4f6593fa
 def policy_rollout_func(tasks: list[dict], tok, policy_for: Callable, limits: Limits = Limits(max_steps=6, max_turns=5), pool: MCPPool | None = None):
     "A TRL `rollout_func` playing tasks live with the policy `policy_for(trainer)`, on the shared servers of `pool` when given."
-    by_prompt = {prompt_key(task_prompt(t)): t for t in tasks}
-    def rollout_func(prompts, trainer):
-        batch = [by_prompt[prompt_key(p)] for p in prompts]
-        with remote_worlds(pool) if pool else nullcontext():
-            trajs = rollout_batch(batch, policy_for(trainer), limits)
-        out = {"prompt_ids": [], "completion_ids": [], "env_mask": [], "logprobs": None, "trajectory": [], "n_calls": []}
-        for tr, t, p in zip(trajs, batch, prompts):
-            pi, ci, m = episode_tokens(tok, tr.messages, len(p), t["tools"], trainer.args.max_completion_length)
-            out["prompt_ids"].append(pi); out["completion_ids"].append(ci or [tok.eos_token_id]); out["env_mask"].append(m or [1])
-            out["trajectory"].append(json.dumps(tr.messages[len(p):])); out["n_calls"].append(tr.n_calls)
-        return out
-    return rollout_func
+    return make_rollout_func(tasks, tok, limits, policy_for=policy_for, worlds=(lambda: remote_worlds(pool)) if pool else None)
 
 # %% ../nbs/11_scale.ipynb #0ad0c3df
 def chatml_tokenizer(tok):

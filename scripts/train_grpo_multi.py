@@ -45,12 +45,6 @@ def parse_args(argv=None):
     ap.add_argument("--num-processes", type=int, default=int(os.environ.get("WORLD_SIZE", "1")), help="training ranks (set by accelerate)")
     return ap.parse_args(argv)
 
-def train_tasks(data: str) -> list[dict]:
-    "The train-split tasks of a tasks.jsonl file (or of DIR/tasks.jsonl)."
-    from prove_nb.rewards import load_tasks
-    path = Path(data) / "tasks.jsonl" if Path(data).is_dir() else Path(data)
-    return [t for t in load_tasks(path).values() if t.get("split", "train") == "train"]
-
 def main(argv=None):
     a = parse_args(argv)
     from prove_nb.scale import multi_gpu_args
@@ -67,6 +61,7 @@ def main(argv=None):
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import GRPOConfig, GRPOTrainer
+    from prove_nb.cli import train_tasks
     from prove_nb.grpo import JsonlLogger, episode_reward, grpo_dataset, plot_metrics
     from prove_nb.rollout import Limits
     from prove_nb.scale import LORA_TARGETS, CompletionsPolicy, MCPPool, chatml_tokenizer, policy_rollout_func
