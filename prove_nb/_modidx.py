@@ -693,6 +693,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'prove_nb.state.StateError': ('state.html#stateerror', 'prove_nb/state.py'),
                                 'prove_nb.state.TableSpec': ('state.html#tablespec', 'prove_nb/state.py'),
                                 'prove_nb.state._atomic': ('state.html#_atomic', 'prove_nb/state.py'),
+                                'prove_nb.state._base_lines': ('state.html#_base_lines', 'prove_nb/state.py'),
                                 'prove_nb.state._canon': ('state.html#_canon', 'prove_nb/state.py'),
                                 'prove_nb.state._count': ('state.html#_count', 'prove_nb/state.py'),
                                 'prove_nb.state._delete': ('state.html#_delete', 'prove_nb/state.py'),

@@ -5,6 +5,7 @@
 # %% ../nbs/01_state.ipynb #cb9e682a
 from __future__ import annotations
 import hashlib, json, random
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -161,13 +162,27 @@ State._set, State.next_id, State.insert, State.update, State.delete, State.atomi
 def _canon(v) -> str:
     return json.dumps(thaw(v), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
+_BASE_LINES: OrderedDict = OrderedDict()  # id(base table) -> (table, {key: canonical line}, all lines joined)
+
+def _base_lines(table: dict) -> tuple[dict, bytes]:
+    "Canonical lines of a frozen base table, computed once per table and kept for the most recent 256 tables."
+    hit = _BASE_LINES.get(id(table))
+    if hit is None or hit[0] is not table:
+        lines = {k: _canon(r).encode() + b"\n" for k, r in sorted(table.items(), key=lambda kv: str(kv[0]))}
+        hit = _BASE_LINES[id(table)] = (table, lines, b"".join(lines.values()))
+        if len(_BASE_LINES) > 256: _BASE_LINES.popitem(last=False)
+    return hit[1], hit[2]
+
 def _state_hash(self: State) -> str:
     "A hex digest of the state's contents, independent of insertion order."
     h = hashlib.sha256()
     for t in sorted(self.base):
         h.update(f"\x00{t}\x00".encode())
-        for r in sorted(self.rows(t), key=lambda r: str(r[self.specs[t].key])):
-            h.update(_canon(r).encode()); h.update(b"\n")
+        lines, blob = _base_lines(self.base[t])
+        d = self.delta[t]
+        if not d: h.update(blob); continue
+        rows = [(str(k), b) for k, b in lines.items() if k not in d] + [(str(k), _canon(x).encode() + b"\n") for k, x in d.items() if x is not _GONE]
+        h.update(b"".join(b for _, b in sorted(rows, key=lambda kb: kb[0])))
     return h.hexdigest()[:32]
 
 def _row_diff(a, b) -> dict:

@@ -64,6 +64,9 @@ def _vehicle(rng, i, pick):
     speed = rng.choice([55, 70, 88, 100, 110]) if state == "driving" else 0
     location = pick("place")
     dest = pick("place") if state == "driving" else None
+    if electric and state == "parked":  # a parked EV is plugged in at a charging station
+        stations = pick.group("place", "category").get("charging_station", [])
+        location = stations[i % len(stations)]["place_id"] if stations else location
     return {"owner": rng.choice(OWNERS), "make": make, "model": model, "year": rng.randint(2016, 2026), "fuel_type": fuel,
             "plate": f"{rng.randint(1, 9)}{''.join(rng.choice('ABCDEFGHJKLMNPRSTUVWXYZ') for _ in range(3))}{rng.randint(100, 999)}",
             "tank_capacity_l": None if electric else float(cap), "battery_capacity_kwh": float(cap) if electric else None,

@@ -15,8 +15,9 @@ def at(s, v): return s.state.get("place", v["location_place_id"])["category"]
 def veh(s, pred=lambda v: True, **eq): return row(s, "vehicle", pred, **eq)
 
 def parked(s, locked=None):
-    "A parked vehicle; with `locked`, one whose doors are all locked (True) or not (False)."
-    return veh(s, lambda v: locked is None or all(d["locked"] for d in doors(s, v["vehicle_id"]).values()) == locked, engine="stopped")
+    "A parked combustion vehicle; with `locked`, one whose doors are all locked (True) or not (False)."
+    return veh(s, lambda v: v["fuel_type"] != "electric" and (locked is None or all(d["locked"] for d in doors(s, v["vehicle_id"]).values()) == locked),
+               engine="stopped")
 def moving(s): return veh(s, lambda v: v["speed_kmh"] > 0)
 def idling(s): return veh(s, engine="running", speed_kmh=0, brake_pressed=True)
 def combustion_at_pump(s): return veh(s, lambda v: v["fuel_type"] != "electric" and at(s, v) == "gas_station" and v["fuel_level_l"] < v["tank_capacity_l"] - 5, engine="stopped")
@@ -37,7 +38,7 @@ def drive_to(vid, category):
             ("drive_to_destination", {"vehicle_id": vid}), ("stop_vehicle_engine", {"vehicle_id": vid})]
 
 _seed = srv.session(0)
-EV = veh(_seed, fuel_type="electric", engine="stopped")["vehicle_id"]   # parked away from chargers (see test_fixtures)
+EV = veh(_seed, fuel_type="electric", engine="stopped")["vehicle_id"]   # plugged in at a charging station (see test_fixtures)
 OPEN_CAR = parked(_seed, locked=False)["vehicle_id"]                    # parked with some doors unlocked
 IDLER = idling(_seed)["vehicle_id"]                                     # engine running, brake held, doors locked
 
@@ -114,9 +115,10 @@ CASES = [
     Case("refuel_vehicle", lambda s: {"vehicle_id": combustion_at_pump(s)["vehicle_id"], "liters": 500}, ok=False, error="holds only"),
     Case("refuel_vehicle", {"vehicle_id": EV, "liters": 5}, ok=False, error="use charge_vehicle_battery"),
     Case("refuel_vehicle", {"vehicle_id": IDLER, "liters": 5}, ok=False, error="stop the engine"),
-    Case("charge_vehicle_battery", {"vehicle_id": EV, "target_percent": 90}, setup=drive_to(EV, "charging_station"),
+    Case("charge_vehicle_battery", {"vehicle_id": EV, "target_percent": 90},
          check=lambda s, r: V(s, EV)["battery_pct"] == 90 and at(s, V(s, EV)) == "charging_station"),
-    Case("charge_vehicle_battery", {"vehicle_id": EV, "target_percent": 90}, ok=False, error="not at a charging_station"),
+    Case("charge_vehicle_battery", {"vehicle_id": EV, "target_percent": 90}, setup=drive_to(EV, "parking"), ok=False,
+         error="not at a charging_station"),
     Case("charge_vehicle_battery", lambda s: {"vehicle_id": combustion_at_pump(s)["vehicle_id"], "target_percent": 90}, ok=False, error="use refuel_vehicle"),
     Case("inflate_tire", lambda s: {"vehicle_id": combustion_at_pump(s)["vehicle_id"], "position": "rear_right", "pressure_psi": 36},
          check=lambda s, r: row(s, "tire", vehicle_id=r.content["vehicle_id"], position="rear_right")["pressure_psi"] == 36.0),
@@ -129,11 +131,11 @@ def test_every_tool_has_cases(): assert coverage_gaps(srv, CASES) == []
 def test_tool_count(): assert len(srv.tools) == 20
 
 def test_fixtures():
-    "The seed has what the cases rely on: an idling, locked vehicle away from pumps; a moving one; an EV parked away from chargers."
+    "The seed has what the cases rely on: an idling, locked vehicle away from pumps; a moving one; an EV plugged in at a charger."
     s = srv.session(0)
     assert all(d["locked"] for d in doors(s, IDLER).values())
     assert at(s, V(s, IDLER)) not in ("gas_station", "service_center") and moving(s)
-    assert at(s, V(s, EV)) != "charging_station"
+    assert at(s, V(s, EV)) == "charging_station" and V(s, EV)["battery_pct"] < 90
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.tool}-{'ok' if c.ok else 'fail'}")
 def test_case(case): run_case(srv, case)
