@@ -1,6 +1,5 @@
-import pytest
 from prove_nb.server import load_server
-from tests.servers.harness import Case, coverage_gaps, run_case
+from tests.servers.harness import Case, server_suite
 
 srv = load_server("banking")
 
@@ -63,7 +62,4 @@ CASES = [
     Case("open_account", {"customer_id": "cus_0002", "type": "brokerage"}, ok=False, error="must be one of"),
 ]
 
-def test_every_tool_has_cases(): assert coverage_gaps(srv, CASES) == []
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.tool}-{'ok' if c.ok else 'fail'}")
-def test_case(case): run_case(srv, case)
+globals().update(server_suite(srv, CASES))

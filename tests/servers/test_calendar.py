@@ -3,7 +3,7 @@ from datetime import datetime, timedelta
 from prove_nb.server import load_server
 from prove_nb.state import integrity_errors
 from servers.calendar import _upcoming
-from tests.servers.harness import Case, coverage_gaps, run_case
+from tests.servers.harness import Case, server_suite
 
 srv = load_server("calendar")
 DAY = "2026-06-17"  # a Wednesday, two days after the server clock
@@ -171,8 +171,7 @@ CASES = [
     Case("set_working_hours", {"person_id": "per_0001", "work_start": "9am", "work_end": "17:00", "work_days": ["Mon"]}, ok=False, error="must be a time"),
 ]
 
-def test_every_tool_has_cases(): assert coverage_gaps(srv, CASES) == []
-def test_tool_count(): assert len(srv.tools) == 17
+globals().update(server_suite(srv, CASES, n_tools=17, seeds=None))
 
 @pytest.mark.parametrize("seed,size", [(0, "small"), (1, "small"), (0, "large"), (2, "large"), (3, "tiny")])
 def test_seed_integrity(seed, size):
@@ -180,9 +179,6 @@ def test_seed_integrity(seed, size):
     assert integrity_errors(st) == []
     assert all(st.get("calendar", e["calendar_id"])["owner_id"] == e["organizer_id"] for e in st.rows("event"))
     assert len({(i["event_id"], i["person_id"]) for i in st.rows("invitation")}) == st.count("invitation")
-
-def test_seed_is_deterministic():
-    assert srv._build_seed(5, "small").hash() == srv._build_seed(5, "small").hash() != srv._build_seed(6, "small").hash()
 
 def test_invitation_slot_is_then_busy():
     "After accepting, the person is busy: the same slot is no longer offered and booking it again is refused."
@@ -194,6 +190,3 @@ def test_invitation_slot_is_then_busy():
     assert t not in s.call("find_meeting_slots", {"person_ids": [b], "date": DAY}).content
     again = s.call("create_calendar_event", {"calendar_id": primary(s, other(s, a, b)), "title": "x", "start": t["start"], "end": t["end"], "attendee_ids": [b]})
     assert not again.ok and "is busy" in again.error
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.tool}-{'ok' if c.ok else 'fail'}")
-def test_case(case): run_case(srv, case)

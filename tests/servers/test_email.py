@@ -1,7 +1,7 @@
 import pytest
 from prove_nb.server import load_server
 from prove_nb.state import integrity_errors
-from tests.servers.harness import Case, coverage_gaps, run_case
+from tests.servers.harness import Case, server_suite
 
 srv = load_server("email")
 A, B = "mbx_0001", "mbx_0002"
@@ -129,8 +129,7 @@ CASES = [
     Case("mark_emails_read", {"message_ids": ["msg_9999"]}, ok=False, error="no message"),
 ]
 
-def test_every_tool_has_cases(): assert coverage_gaps(srv, CASES) == []
-def test_tool_count(): assert len(srv.tools) == 17
+globals().update(server_suite(srv, CASES, n_tools=17, seeds=None))
 
 @pytest.mark.parametrize("seed,size", [(0, "small"), (1, "small"), (0, "large"), (2, "large"), (3, "tiny")])
 def test_seed_integrity(seed, size):
@@ -140,9 +139,6 @@ def test_seed_integrity(seed, size):
         assert st.get("thread", x["thread_id"])["mailbox_id"] == x["mailbox_id"]
         assert all(st.get(t, k)["mailbox_id"] == x["mailbox_id"] for t, ks in (("label", x["label_ids"]), ("file", x["attachment_ids"])) for k in ks)
     assert {t["thread_id"] for t in st.rows("thread")} == {x["thread_id"] for x in st.rows("message")}  # no empty thread
-
-def test_seed_is_deterministic():
-    assert srv._build_seed(5, "small").hash() == srv._build_seed(5, "small").hash() != srv._build_seed(6, "small").hash()
 
 def test_reply_then_send_threads_for_both():
     "A reply sent to a colleague joins the sender's thread and the colleague's thread of the same subject."
@@ -154,6 +150,3 @@ def test_reply_then_send_threads_for_both():
     assert reply["to"] == [addr(s, A)] and reply["thread_id"] == copy["thread_id"]
     back = s.call("send_email_draft", {"message_id": reply["message_id"]}).content
     assert m(s, back["delivered"][0]["message_id"])["thread_id"] == r["thread_id"]
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.tool}-{'ok' if c.ok else 'fail'}")
-def test_case(case): run_case(srv, case)

@@ -4,7 +4,7 @@ import pytest
 from prove_nb.server import load_server
 from prove_nb.state import integrity_errors
 from servers.filesystem import _usage
-from tests.servers.harness import Case, coverage_gaps, run_case
+from tests.servers.harness import Case, run_case, server_suite
 
 srv = load_server("filesystem")
 HOME = "/home/ada"  # the shell's user is always the first non-root user, ada, starting in her home
@@ -156,12 +156,7 @@ CASES = [
     Case("unlock_file", {"path": "notes.txt"}, setup=[W("notes.txt")], ok=False, error="not locked"),
 ]
 
-def test_every_tool_has_cases(): assert coverage_gaps(srv, CASES) == []
-
-def test_tool_count(): assert len(srv.tools) == 40
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.tool}-{'ok' if c.ok else 'fail'}")
-def test_case(case): run_case(srv, case)
+globals().update(server_suite(srv, CASES, n_tools=40, seeds=None))
 
 @pytest.mark.parametrize("seed,size", [(0, "small"), (1, "small"), (0, "large"), (3, "large")])
 def test_seed_integrity(seed, size):
@@ -171,9 +166,6 @@ def test_seed_integrity(seed, size):
     usage = _usage(st)
     assert all(usage.get(u["username"], 0) <= u["quota_bytes"] for u in st.rows("user"))
     assert all(r["parent"] is None or st.get("node", r["parent"])["kind"] == "dir" for r in st.rows("node"))
-
-def test_seed_is_deterministic():
-    assert srv._build_seed(2, "small").hash() == srv._build_seed(2, "small").hash() != srv._build_seed(3, "small").hash()
 
 def test_tree_stays_consistent_through_a_session():
     s = srv.session(0)

@@ -1,8 +1,6 @@
-import pytest
 from prove_nb.server import load_server
-from prove_nb.state import integrity_errors
 from servers.maps import haversine_km, street_point
-from tests.servers.harness import Case, coverage_gaps, run_case
+from tests.servers.harness import Case, server_suite
 
 srv = load_server("food_delivery")
 
@@ -136,16 +134,7 @@ CASES = [
     Case("reorder_food_order", lambda s: {"order_id": order(s, status="preparing")["order_id"]}, ok=False, error="still preparing"),
 ]
 
-def test_every_tool_has_cases(): assert coverage_gaps(srv, CASES) == []
-def test_tool_count(): assert len(srv.tools) == 17
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.tool}-{'ok' if c.ok else 'fail'}")
-def test_case(case): run_case(srv, case)
-
-@pytest.mark.parametrize("seed,size", [(0, "small"), (2, "small"), (1, "tiny"), (3, "medium"), (0, "large")])
-def test_seed_integrity(seed, size): assert integrity_errors(srv.seed_state(seed, size)) == []
-
-def test_seed_is_deterministic(): assert srv._build_seed(6, "small").hash() == srv._build_seed(6, "small").hash()
+globals().update(server_suite(srv, CASES, n_tools=17, seeds=[(0, "small"), (2, "small"), (1, "tiny"), (3, "medium"), (0, "large")]))
 
 def test_seed_layout_is_coherent():
     "Menus match their restaurant's cuisine; carts, orders and addresses stay within one city."

@@ -1,7 +1,5 @@
-import pytest
 from prove_nb.server import load_server
-from prove_nb.state import fill_state, integrity_errors
-from tests.servers.harness import Case, coverage_gaps, run_case
+from tests.servers.harness import Case, server_suite
 
 srv = load_server("iot_devices")
 
@@ -160,20 +158,7 @@ CASES = [
     Case("update_device_firmware", lambda s: {"device_id": outdated(s, ok_battery=False)["device_id"]}, ok=False, error="battery"),
 ]
 
-def test_every_tool_has_cases(): assert coverage_gaps(srv, CASES) == []
-def test_tool_count(): assert len(srv.tools) == 25
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.tool}-{'ok' if c.ok else 'fail'}")
-def test_case(case): run_case(srv, case)
-
-@pytest.mark.parametrize("seed,size", [(0, "small"), (1, "small"), (2, "tiny"), (0, "large"), (3, "large")])
-def test_seed_integrity(seed, size): assert integrity_errors(srv.seed_state(seed, size)) == []
-
-def test_seed_is_deterministic():
-    "Rebuilding a seed (past the cache, after building another) gives the same rows; another seed differs."
-    build = lambda seed: fill_state(srv.tables, srv.factories, srv.counts, seed, "small").hash()
-    first = build(5)
-    assert build(6) != first == build(5)
+globals().update(server_suite(srv, CASES, n_tools=25, seeds=[(0, "small"), (1, "small"), (2, "tiny"), (0, "large"), (3, "large")]))
 
 def test_armed_away_blocks_a_scene_that_unlocks():
     "A scene that unlocks a door cannot run while its home is armed away, and runs once the home is disarmed."

@@ -1,7 +1,5 @@
-import pytest
 from prove_nb.server import load_server
-from prove_nb.state import integrity_errors
-from tests.servers.harness import Case, coverage_gaps, run_case
+from tests.servers.harness import Case, server_suite
 
 srv = load_server("issue_tracker")
 SEED = srv.seed_state(0)
@@ -125,12 +123,7 @@ CASES = [
     Case("add_project_member", {"project_id": P, "actor_id": MAINT, "user_id": DEV, "role": "developer"}, ok=False, error="already a developer"),
 ]
 
-def test_every_tool_has_cases(): assert coverage_gaps(srv, CASES) == []
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.tool}-{'ok' if c.ok else 'fail'}")
-def test_case(case): run_case(srv, case)
-
-def test_tool_count(): assert len(srv.tools) == 20
+globals().update(server_suite(srv, CASES, n_tools=20, seeds=[(0, "small"), (1, "small"), (0, "large"), (2, "tiny")]))
 
 def test_blocker_must_close_before_fixed():
     "A fixed close waits for the blocking issue; once the blocker is closed it goes through."
@@ -142,11 +135,6 @@ def test_blocker_must_close_before_fixed():
     assert not r.ok and blocker in r.error
     assert s.call("close_tracker_issue", {"issue_id": blocker, "actor_id": OWNER, "resolution": "wont_fix"}).ok
     assert s.call("close_tracker_issue", {"issue_id": blocked, "actor_id": OWNER, "resolution": "fixed"}).ok
-
-@pytest.mark.parametrize("seed,size", [(0, "small"), (1, "small"), (0, "large"), (2, "tiny")])
-def test_seed_integrity(seed, size): assert integrity_errors(srv.seed_state(seed, size)) == []
-
-def test_seed_is_deterministic(): assert srv._build_seed(3, "small").hash() == srv._build_seed(3, "small").hash()
 
 def test_seed_is_coherent():
     "Reporters and assignees are members, assignees are not mere reporters, labels are the project's, blocks links have no cycle."

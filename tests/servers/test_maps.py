@@ -1,8 +1,6 @@
-import pytest
 from prove_nb.server import load_server
-from prove_nb.state import integrity_errors
 from servers.maps import CITIES, haversine_km, street_point
-from tests.servers.harness import Case, coverage_gaps, run_case
+from tests.servers.harness import Case, server_suite
 
 srv = load_server("maps")
 
@@ -118,17 +116,8 @@ CASES = [
                                           "rating": 4}, ok=False, error="already reviewed"),
 ]
 
-def test_every_tool_has_cases(): assert coverage_gaps(srv, CASES) == []
-def test_tool_count(): assert len(srv.tools) == 16
+globals().update(server_suite(srv, CASES, n_tools=16, seeds=[(0, "small"), (2, "small"), (1, "tiny"), (0, "large")]))
 def test_mostly_read_only(): assert sum(t.kind == "read" for t in srv.tools.values()) == 11
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.tool}-{'ok' if c.ok else 'fail'}")
-def test_case(case): run_case(srv, case)
-
-@pytest.mark.parametrize("seed,size", [(0, "small"), (2, "small"), (1, "tiny"), (0, "large")])
-def test_seed_integrity(seed, size): assert integrity_errors(srv.seed_state(seed, size)) == []
-
-def test_seed_is_deterministic(): assert srv._build_seed(4, "small").hash() == srv._build_seed(4, "small").hash()
 
 def test_places_lie_on_their_street():
     "Every place sits where geocoding its street and house number says."

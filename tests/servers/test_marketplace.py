@@ -1,7 +1,5 @@
-import pytest
 from prove_nb.server import load_server
-from prove_nb.state import integrity_errors
-from tests.servers.harness import Case, coverage_gaps, run_case
+from tests.servers.harness import Case, server_suite
 
 srv = load_server("marketplace")
 SEED = srv.seed_state(0)
@@ -102,17 +100,7 @@ CASES = [
          setup=[("buy_listing_now", {"listing_id": L["listing_id"], "buyer_id": OFFER["buyer_id"]})], ok=False, error="is sold"),
 ]
 
-def test_every_tool_has_cases(): assert coverage_gaps(srv, CASES) == []
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.tool}-{'ok' if c.ok else 'fail'}")
-def test_case(case): run_case(srv, case)
-
-def test_tool_count(): assert len(srv.tools) == 13
-
-@pytest.mark.parametrize("seed,size", [(0, "small"), (1, "small"), (0, "large"), (2, "tiny")])
-def test_seed_integrity(seed, size): assert integrity_errors(srv.seed_state(seed, size)) == []
-
-def test_seed_is_deterministic(): assert srv._build_seed(3, "small").hash() == srv._build_seed(3, "small").hash()
+globals().update(server_suite(srv, CASES, n_tools=13, seeds=[(0, "small"), (1, "small"), (0, "large"), (2, "tiny")]))
 
 def test_seed_is_coherent():
     "Offers sit on active listings that take offers and never come from the seller; every sale is of a sold listing."

@@ -1,7 +1,5 @@
-import pytest
 from prove_nb.server import load_server
-from prove_nb.state import integrity_errors
-from tests.servers.harness import Case, coverage_gaps, run_case
+from tests.servers.harness import Case, server_suite
 
 srv = load_server("retail_chain")
 SEED = srv.seed_state(0)
@@ -89,12 +87,7 @@ CASES = [
     Case("cancel_staff_shift", {"shift_id": rows("shift", status="completed")[0]["shift_id"]}, ok=False, error="completed"),
 ]
 
-def test_every_tool_has_cases(): assert coverage_gaps(srv, CASES) == []
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.tool}-{'ok' if c.ok else 'fail'}")
-def test_case(case): run_case(srv, case)
-
-def test_tool_count(): assert len(srv.tools) == 11
+globals().update(server_suite(srv, CASES, n_tools=11, seeds=[(0, "small"), (1, "small"), (0, "large"), (2, "tiny")]))
 
 def test_weekly_hours_cap():
     "Shifts stop once the employee's weekly hours are used up."
@@ -105,11 +98,6 @@ def test_weekly_hours_cap():
     booked = sum(8 for r in results if r.ok)
     assert booked <= e["max_weekly_hours"] and not all(r.ok for r in results)
     assert any("exceeds" in r.error for r in results if not r.ok)
-
-@pytest.mark.parametrize("seed,size", [(0, "small"), (1, "small"), (0, "large"), (2, "tiny")])
-def test_seed_integrity(seed, size): assert integrity_errors(srv.seed_state(seed, size)) == []
-
-def test_seed_is_deterministic(): assert srv._build_seed(3, "small").hash() == srv._build_seed(3, "small").hash()
 
 def test_seed_is_coherent():
     "Inventory pairs are unique; transfers join two stores carrying the SKU; seeded shifts respect hours and weekly caps."

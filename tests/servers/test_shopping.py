@@ -1,7 +1,5 @@
-import pytest
 from prove_nb.server import load_server
-from prove_nb.state import integrity_errors
-from tests.servers.harness import Case, coverage_gaps, run_case
+from tests.servers.harness import Case, server_suite
 
 srv = load_server("shopping")
 TODAY = "2026-06-15"
@@ -142,17 +140,7 @@ CASES = [
          ok=False, error="already reviewed"),
 ]
 
-def test_every_tool_has_cases(): assert coverage_gaps(srv, CASES) == []
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.tool}-{'ok' if c.ok else 'fail'}")
-def test_case(case): run_case(srv, case)
-
-def test_tool_count(): assert len(srv.tools) == 23
-
-@pytest.mark.parametrize("seed,size", [(0, "small"), (1, "small"), (0, "large"), (2, "tiny")])
-def test_seed_integrity(seed, size): assert integrity_errors(srv.seed_state(seed, size)) == []
-
-def test_seed_is_deterministic(): assert srv._build_seed(3, "small").hash() == srv._build_seed(3, "small").hash()
+globals().update(server_suite(srv, CASES, n_tools=23, seeds=[(0, "small"), (1, "small"), (0, "large"), (2, "tiny")]))
 
 def test_seed_is_coherent():
     "Every order has lines; reviews and returns point at delivered lines of the same shopper and product."

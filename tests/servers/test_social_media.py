@@ -1,7 +1,6 @@
 import pytest
 from prove_nb.server import load_server
-from prove_nb.state import fill_state, integrity_errors
-from tests.servers.harness import Case, coverage_gaps, run_case
+from tests.servers.harness import Case, server_suite
 
 srv = load_server("social_media")
 
@@ -114,20 +113,7 @@ CASES = [
          ok=False, error="block between them"),
 ]
 
-def test_every_tool_has_cases(): assert coverage_gaps(srv, CASES) == []
-def test_tool_count(): assert len(srv.tools) == 15
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.tool}-{'ok' if c.ok else 'fail'}")
-def test_case(case): run_case(srv, case)
-
-@pytest.mark.parametrize("seed,size", [(0, "small"), (1, "small"), (2, "tiny"), (3, "medium"), (0, "large"), (4, "large")])
-def test_seed_integrity(seed, size): assert integrity_errors(srv.seed_state(seed, size)) == []
-
-def test_seed_is_deterministic():
-    "Rebuilding a seed (past the cache, after building another) gives the same rows; another seed differs."
-    build = lambda seed: fill_state(srv.tables, srv.factories, srv.counts, seed, "small").hash()
-    first = build(5)
-    assert build(6) != first == build(5)
+globals().update(server_suite(srv, CASES, n_tools=15, seeds=[(0, "small"), (1, "small"), (2, "tiny"), (3, "medium"), (0, "large"), (4, "large")]))
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_seed_respects_rules(seed):

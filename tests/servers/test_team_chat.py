@@ -1,7 +1,7 @@
 import pytest
 from prove_nb.server import load_server
 from prove_nb.state import integrity_errors
-from tests.servers.harness import Case, coverage_gaps, run_case
+from tests.servers.harness import Case, server_suite
 
 srv = load_server("team_chat")
 ME = "u_0001"  # the logged-in user is always the first user, a member of the first two workspaces
@@ -83,12 +83,7 @@ CASES = [
     Case("pin_chat_message", lambda s: {"message_id": newest(s, "message"), "unpin": True}, setup=[POST], ok=False, error="not pinned"),
 ]
 
-def test_every_tool_has_cases(): assert coverage_gaps(srv, CASES) == []
-
-def test_tool_count(): assert len(srv.tools) == 11
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.tool}-{'ok' if c.ok else 'fail'}")
-def test_case(case): run_case(srv, case)
+globals().update(server_suite(srv, CASES, n_tools=11, seeds=None))
 
 @pytest.mark.parametrize("seed,size", [(0, "small"), (1, "small"), (0, "large"), (2, "large")])
 def test_seed_integrity(seed, size):
@@ -99,6 +94,3 @@ def test_seed_integrity(seed, size):
         if m["thread_id"]:
             p = st.get("message", m["thread_id"])
             assert p["thread_id"] is None and p["channel_id"] == m["channel_id"] and p["ts"] < m["ts"]
-
-def test_seed_is_deterministic():
-    assert srv._build_seed(2, "small").hash() == srv._build_seed(2, "small").hash() != srv._build_seed(3, "small").hash()

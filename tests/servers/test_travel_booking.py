@@ -1,8 +1,6 @@
-import pytest
 from prove_nb.server import load_server
-from prove_nb.state import integrity_errors
 from servers.travel_booking import AIRPORTS
-from tests.servers.harness import Case, coverage_gaps, run_case
+from tests.servers.harness import Case, server_suite
 
 srv = load_server("travel_booking")
 NOW = "2026-06-15T09:00:00"
@@ -153,16 +151,7 @@ CASES = [
     Case("create_itinerary", {"traveler_id": "trv_0002", "name": "Mixed", "flight_booking_ids": ["fbk_0001"]}, ok=False, error="another traveler"),
 ]
 
-def test_every_tool_has_cases(): assert coverage_gaps(srv, CASES) == []
-def test_tool_count(): assert len(srv.tools) == 20
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.tool}-{'ok' if c.ok else 'fail'}")
-def test_case(case): run_case(srv, case)
-
-@pytest.mark.parametrize("seed,size", [(0, "small"), (3, "small"), (1, "tiny"), (0, "large")])
-def test_seed_integrity(seed, size): assert integrity_errors(srv.seed_state(seed, size)) == []
-
-def test_seed_is_deterministic(): assert srv._build_seed(5, "small").hash() == srv._build_seed(5, "small").hash()
+globals().update(server_suite(srv, CASES, n_tools=20, seeds=[(0, "small"), (3, "small"), (1, "tiny"), (0, "large")]))
 
 def test_loyalty_points_round_trip():
     "Booking with the traveller's airline earns points; cancelling takes them back."

@@ -1,7 +1,7 @@
 import pytest
 from prove_nb.server import load_server
-from prove_nb.state import fill_state, integrity_errors
-from tests.servers.harness import Case, coverage_gaps, run_case
+from prove_nb.state import integrity_errors
+from tests.servers.harness import Case, server_suite
 
 srv = load_server("vehicle")
 
@@ -127,8 +127,7 @@ CASES = [
     Case("inflate_tire", {"vehicle_id": IDLER, "position": "front_left", "pressure_psi": 34}, ok=False, error="not at a gas_station"),
 ]
 
-def test_every_tool_has_cases(): assert coverage_gaps(srv, CASES) == []
-def test_tool_count(): assert len(srv.tools) == 20
+globals().update(server_suite(srv, CASES, n_tools=20, seeds=None))
 
 def test_fixtures():
     "The seed has what the cases rely on: an idling, locked vehicle away from pumps; a moving one; an EV plugged in at a charger."
@@ -137,20 +136,11 @@ def test_fixtures():
     assert at(s, V(s, IDLER)) not in ("gas_station", "service_center") and moving(s)
     assert at(s, V(s, EV)) == "charging_station" and V(s, EV)["battery_pct"] < 90
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.tool}-{'ok' if c.ok else 'fail'}")
-def test_case(case): run_case(srv, case)
-
 @pytest.mark.parametrize("seed,size", [(0, "small"), (1, "small"), (2, "tiny"), (3, "medium"), (0, "large"), (4, "large")])
 def test_seed_integrity(seed, size):
     st = srv.seed_state(seed, size)
     assert integrity_errors(st) == []
     assert st.count("door") == 5 * st.count("vehicle") and st.count("tire") == 4 * st.count("vehicle")
-
-def test_seed_is_deterministic():
-    "Rebuilding a seed (past the cache, after building another) gives the same rows; another seed differs."
-    build = lambda seed: fill_state(srv.tables, srv.factories, srv.counts, seed, "small").hash()
-    first = build(5)
-    assert build(6) != first == build(5)
 
 def test_full_drive_chain():
     "Lock, brake, start, release, navigate, drive, stop: the odometer grows by the trip and a trip is logged."

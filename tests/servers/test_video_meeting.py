@@ -1,7 +1,7 @@
 import pytest
 from prove_nb.server import load_server
 from prove_nb.state import integrity_errors
-from tests.servers.harness import Case, coverage_gaps, run_case
+from tests.servers.harness import Case, server_suite
 
 srv = load_server("video_meeting")
 LATER = "2026-08-03T10:00"  # a Monday with nothing booked
@@ -111,8 +111,7 @@ CASES = [
          ok=False, error="already deleted"),
 ]
 
-def test_every_tool_has_cases(): assert coverage_gaps(srv, CASES) == []
-def test_tool_count(): assert len(srv.tools) == 10
+globals().update(server_suite(srv, CASES, n_tools=10, seeds=None))
 
 @pytest.mark.parametrize("seed,size", [(0, "small"), (1, "small"), (0, "large"), (2, "large"), (3, "tiny")])
 def test_seed_integrity(seed, size):
@@ -124,9 +123,6 @@ def test_seed_integrity(seed, size):
         room = st.get("room", m["room_id"])
         assert heads.get(m["meeting_id"], 1) <= room["capacity"] and (room["kind"] == "shared" or room["owner_id"] == m["host_id"])
         assert st.get("user", m["host_id"])["license"] == "pro" or m["duration_minutes"] <= 40
-
-def test_seed_is_deterministic():
-    assert srv._build_seed(5, "small").hash() == srv._build_seed(5, "small").hash() != srv._build_seed(6, "small").hash()
 
 def test_lifecycle():
     "schedule -> cannot start yet; a soon meeting: co-host starts with recording, host ends, host deletes the recording."
@@ -140,6 +136,3 @@ def test_lifecycle():
     rec = s.call("end_video_meeting", {"meeting_id": m["meeting_id"], "user_id": m["host_id"]}).content["recording_id"]
     assert not s.call("delete_meeting_recording", {"recording_id": rec, "user_id": co}).ok
     assert s.call("delete_meeting_recording", {"recording_id": rec, "user_id": m["host_id"]}).ok
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.tool}-{'ok' if c.ok else 'fail'}")
-def test_case(case): run_case(srv, case)
