@@ -424,6 +424,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                   'prove_nb.rollout.HFPolicy': ('rollout.html#hfpolicy', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.HFPolicy.__init__': ('rollout.html#hfpolicy.__init__', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.HFPolicy.act': ('rollout.html#hfpolicy.act', 'prove_nb/rollout.py'),
+                                  'prove_nb.rollout.HFPolicy.generate': ('rollout.html#hfpolicy.generate', 'prove_nb/rollout.py'),
+                                  'prove_nb.rollout.HFPolicy.reply': ('rollout.html#hfpolicy.reply', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.Limits': ('rollout.html#limits', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.OpenAIPolicy': ('rollout.html#openaipolicy', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.OpenAIPolicy.__init__': ('rollout.html#openaipolicy.__init__', 'prove_nb/rollout.py'),

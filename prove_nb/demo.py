@@ -11,8 +11,8 @@ from pathlib import Path
 from .rollout import Limits
 
 # %% auto #0
-__all__ = ['SCALES', 'DEMO_LIMITS', 'STAGES', 'Scale', 'stage_servers', 'stage_synth', 'load_split', 'stage_audit', 'stage_sft',
-           'stage_grpo', 'stage_eval', 'stage_bfcl', 'demo_report', 'run_demo']
+__all__ = ['SCALES', 'DEMO_LIMITS', 'GRPO_LIMITS', 'STAGES', 'Scale', 'stage_servers', 'stage_synth', 'load_split', 'stage_audit',
+           'stage_sft', 'stage_grpo', 'stage_eval', 'stage_bfcl', 'demo_report', 'run_demo']
 
 # %% ../nbs/16_demo.ipynb #7d8610c5
 @dataclass
@@ -21,18 +21,19 @@ class Scale:
     tasks: int = 400
     audit_tasks: int = 100
     sft_steps: int = 8
-    grpo_steps: int = 2
-    group: int = 2
+    grpo_steps: int = 3
+    group: int = 4
     eval_tasks: int = 8
     bfcl_tasks: int = 2
     max_new_tokens: int = 96
-    tools_per_server: int = 4  # a 135M model on a CPU: short tool lists keep prompts under 1k tokens
+    tools_per_server: int = 3  # a 135M model on a CPU: short tool lists keep prompts under 1k tokens (SFT cuts at 1,024)
     depth_max: int = 3
 
 SCALES = {"small": Scale(), "tiny": Scale(tasks=60, audit_tasks=20, sft_steps=2, grpo_steps=1, group=2, eval_tasks=4, bfcl_tasks=2, max_new_tokens=24)}
 
 # %% ../nbs/16_demo.ipynb #5a373c32
 DEMO_LIMITS = Limits(max_steps=4, max_turns=3)
+GRPO_LIMITS = Limits(max_steps=3, max_turns=1)  # on a CPU a GRPO step of 4 such rollouts takes about a minute and a half
 
 def stage_servers(out: Path, sc: Scale) -> dict:
     "Start a server process and run a scripted session against it over MCP."
@@ -67,7 +68,7 @@ def stage_sft(out: Path, sc: Scale) -> dict:
 def stage_grpo(out: Path, sc: Scale) -> dict:
     from prove_nb.grpo import train_grpo
     ck = train_grpo(load_split(out, "train"), out / "grpo", str(out / "sft" / "checkpoint"), steps=sc.grpo_steps, group=sc.group,
-                    batch_size=sc.group, max_new_tokens=sc.max_new_tokens, limits=DEMO_LIMITS)
+                    batch_size=sc.group, lr=1e-5, beta=0.0, max_new_tokens=64, max_completion=384, limits=GRPO_LIMITS)
     rows = [json.loads(l) for l in (out / "grpo" / "metrics.jsonl").read_text().splitlines() if l.strip()]
     return {"checkpoint": str(ck), "reward_by_step": [r.get("reward") for r in rows if "reward" in r]}
 

@@ -35,6 +35,7 @@ def episode_tokens(tok, messages: list, n_prompt: int, tools: list, max_completi
     prompt = tok.apply_chat_template(chat_view(messages[:n_prompt]), tools=tools or None, add_generation_prompt=True, tokenize=False)
     full = tok.apply_chat_template(chat_view(messages), tools=tools or None, tokenize=False)
     comp = full[len(prompt):] if full.startswith(prompt) else full[len(prompt) - len("<|im_start|>assistant\n"):]
+    comp = comp.rstrip("\n")  # an episode ends on the end-of-turn token, so TRL counts it as terminated, not clipped
     spans = [(m.start(1), m.end(1)) for m in _ASSISTANT.finditer("<|im_start|>assistant\n" + comp)]
     off = len("<|im_start|>assistant\n")
     enc = tok(comp, add_special_tokens=False, return_offsets_mapping=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 from .core import ToolCall, assistant_msg, function_schema, parse_message, tool_names
 from .realize import verb_phrase
-from .rollout import HFPolicy, Limits, Reply, load_model, render_prompt, rollout_batch
+from .rollout import HFPolicy, Limits, Reply, load_model, rollout_batch
 from .server import World, all_tools, load_server
 
 # %% auto #0
@@ -706,19 +706,13 @@ class LogProbPolicy(HFPolicy):
     "An `HFPolicy` whose replies carry `confidence`: the geometric-mean probability of their generated tokens."
     def act(self, convs, tools, tasks):
         import torch
-        texts = [render_prompt(self.tok, m, t) for m, t in zip(convs, tools)]
-        enc = self.tok(texts, return_tensors="pt", padding=True, add_special_tokens=False)
-        kw = dict(do_sample=self.temperature > 0, max_new_tokens=self.max_new_tokens, pad_token_id=self.tok.pad_token_id,
-                  eos_token_id=self.tok.eos_token_id, output_scores=True, return_dict_in_generate=True)
-        if self.temperature > 0: kw["temperature"] = self.temperature
-        with torch.no_grad(): out = self.model.generate(**enc, **kw)
+        out, n = self.generate(convs, tools, output_scores=True, return_dict_in_generate=True)
         logp = self.model.compute_transition_scores(out.sequences, out.scores, normalize_logits=True)
         res = []
-        for row, lp in zip(out.sequences[:, enc["input_ids"].shape[1]:], logp):
+        for row, lp in zip(out.sequences[:, n:], logp):
             keep = (row != self.tok.pad_token_id) & torch.isfinite(lp)
             ids = row[keep].tolist()
-            conf = float(lp[keep].mean().exp()) if keep.any() else 0.0
-            res.append(ScoredReply({"role": "assistant", "content": self.tok.decode(ids, skip_special_tokens=True)}, len(ids), conf))
+            res.append(ScoredReply(self.reply(ids), len(ids), float(lp[keep].mean().exp()) if keep.any() else 0.0))
         return res
 
 def base_policy(model, samples: int = 1, max_new_tokens: int = 128):

@@ -218,20 +218,23 @@ class HFPolicy:
     def __init__(self, model, tok, max_new_tokens: int = 256, temperature: float = 0.0, name: str = "hf"):
         self.model, self.tok, self.max_new_tokens, self.temperature, self.name = model, tok, max_new_tokens, temperature, name
 
-    def act(self, convs, tools, tasks):
+    def generate(self, convs, tools, **extra):
+        "`model.generate` on the batch of conversations; returns its output and the prompt length."
         import torch
         texts = [render_prompt(self.tok, m, t) for m, t in zip(convs, tools)]
         enc = self.tok(texts, return_tensors="pt", padding=True, add_special_tokens=False)
         kw = dict(do_sample=self.temperature > 0, max_new_tokens=self.max_new_tokens, pad_token_id=self.tok.pad_token_id, eos_token_id=self.tok.eos_token_id)
         if self.temperature > 0: kw["temperature"] = self.temperature
-        with torch.no_grad(): out = self.model.generate(**enc, **kw)
-        new = out[:, enc["input_ids"].shape[1]:]
-        res = []
-        for row in new:
-            ids = [i for i in row.tolist() if i != self.tok.pad_token_id]
-            text = self.tok.decode(ids, skip_special_tokens=True)
-            res.append(Reply({"role": "assistant", "content": text}, len(ids)))
-        return res
+        with torch.no_grad(): return self.model.generate(**enc, **kw, **extra), enc["input_ids"].shape[1]
+
+    def reply(self, ids: list) -> dict:
+        "The assistant message of generated token ids."
+        return {"role": "assistant", "content": self.tok.decode(ids, skip_special_tokens=True)}
+
+    def act(self, convs, tools, tasks):
+        out, n = self.generate(convs, tools)
+        rows = [[i for i in row.tolist() if i != self.tok.pad_token_id] for row in out[:, n:]]
+        return [Reply(self.reply(ids), len(ids)) for ids in rows]
 
 # %% ../nbs/08_rollout.ipynb #521aa3e4
 class OpenAIPolicy:
