@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_grpo.ipynb #1f6c5292
 from __future__ import annotations
-import json, math, re, time
+import json, re
 from contextlib import nullcontext
 from pathlib import Path
 
