@@ -15,6 +15,7 @@ on one H200.
 
     bash bench/gpu_check.sh                       # the same as: python bench/gpu_check.py --budget 440
     python bench/gpu_check.py --save-tokenizer    # (re)write bench/tokenizer from SmolLM2 (once, on the CPU machine)
+    python bench/gpu_check.py --cpu --sizes tiny --backends trl   # the same code path on a CPU with a tiny model (a test)
 """
 import argparse, importlib.util, json, os, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -24,8 +25,9 @@ sys.path.insert(0, str(HERE.parent))
 TOKENIZER = HERE / "tokenizer"
 BACKENDS = ("trl", "unsloth")
 QWEN3 = {  # the published Qwen3 configurations (vocabulary and tied embeddings included)
-    "0.6b": dict(hidden_size=1024, intermediate_size=3072, num_hidden_layers=28, num_attention_heads=16, num_key_value_heads=8),
-    "4b": dict(hidden_size=2560, intermediate_size=9728, num_hidden_layers=36, num_attention_heads=32, num_key_value_heads=8),
+    "0.6b": dict(hidden_size=1024, intermediate_size=3072, num_hidden_layers=28, num_attention_heads=16, num_key_value_heads=8, head_dim=128),
+    "4b": dict(hidden_size=2560, intermediate_size=9728, num_hidden_layers=36, num_attention_heads=32, num_key_value_heads=8, head_dim=128),
+    "tiny": dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=16),
 }
 LORA = dict(r=16, lora_alpha=32, target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"])
 STEPS, BATCH, GROUP, NEW_TOKENS = 3, 8, 4, 128
@@ -34,7 +36,7 @@ CASE_S = 150  # at most this many seconds for one case, loading included
 def qwen3_config(size: str):
     "A Qwen3 config of `size` whose special tokens are the carried tokenizer's."
     from transformers import Qwen3Config
-    return Qwen3Config(vocab_size=151936, head_dim=128, max_position_embeddings=40960, rope_theta=1_000_000.0, rms_norm_eps=1e-6,
+    return Qwen3Config(vocab_size=151936, max_position_embeddings=40960, rope_theta=1_000_000.0, rms_norm_eps=1e-6,
                        tie_word_embeddings=True, bos_token_id=1, eos_token_id=2, pad_token_id=0, **QWEN3[size])
 
 def n_params(size: str) -> int:
@@ -43,18 +45,23 @@ def n_params(size: str) -> int:
     from transformers import Qwen3ForCausalLM
     with torch.device("meta"): return sum(p.numel() for p in Qwen3ForCausalLM(qwen3_config(size)).parameters())
 
+def cuda() -> bool:
+    import torch
+    return torch.cuda.is_available()
+
 def build(size: str, folder: Path) -> float:
-    "Save a random bf16 model of `size` with the carried tokenizer into `folder`; returns seconds."
+    "Save a random model of `size` (bf16 on a GPU, fp32 on a CPU) with the carried tokenizer into `folder`; returns seconds."
     import torch
     from transformers import AutoTokenizer, Qwen3ForCausalLM
     t = time.perf_counter()
     torch.manual_seed(0)
-    torch.set_default_dtype(torch.bfloat16)
-    with torch.device("cuda"): model = Qwen3ForCausalLM(qwen3_config(size))
+    torch.set_default_dtype(torch.bfloat16 if cuda() else torch.float32)
+    with torch.device("cuda" if cuda() else "cpu"): model = Qwen3ForCausalLM(qwen3_config(size))
     torch.set_default_dtype(torch.float32)
     model.save_pretrained(folder)
     AutoTokenizer.from_pretrained(TOKENIZER).save_pretrained(folder)
-    del model; torch.cuda.empty_cache()
+    del model
+    if cuda(): torch.cuda.empty_cache()
     return time.perf_counter() - t
 
 # ----------------------------------------------------------------------------------------------- one case (child)
@@ -77,10 +84,11 @@ class StepTimer:
     def __getattr__(self, name):
         if name.startswith("on_"): return lambda *a, **k: None
         raise AttributeError(name)
-    def on_step_begin(self, *a, **k):
-        import torch; torch.cuda.synchronize(); self.t = time.perf_counter()
-    def on_step_end(self, *a, **k):
-        import torch; torch.cuda.synchronize(); self.times.append(time.perf_counter() - self.t)
+    def sync(self):
+        import torch
+        if torch.cuda.is_available(): torch.cuda.synchronize()
+    def on_step_begin(self, *a, **k): self.sync(); self.t = time.perf_counter()
+    def on_step_end(self, *a, **k): self.sync(); self.times.append(time.perf_counter() - self.t)
 
 def run_case(backend: str, size: str, folder: Path) -> dict:
     "Three GRPO steps with `backend` on the saved model in `folder`; timings and memory."
@@ -97,7 +105,7 @@ def run_case(backend: str, size: str, folder: Path) -> dict:
         import torch
         from peft import LoraConfig
         from transformers import AutoModelForCausalLM, AutoTokenizer
-        model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.bfloat16)
+        model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.bfloat16 if cuda() else torch.float32)
         tok = AutoTokenizer.from_pretrained(folder)
         peft_config = LoraConfig(task_type="CAUSAL_LM", **LORA)
     from trl import GRPOConfig, GRPOTrainer
@@ -106,8 +114,8 @@ def run_case(backend: str, size: str, folder: Path) -> dict:
     load_s = time.perf_counter() - t0
     tok.padding_side = "left"
     args = GRPOConfig(output_dir=tempfile.mkdtemp(), max_steps=STEPS, per_device_train_batch_size=BATCH, num_generations=GROUP,
-                      max_completion_length=NEW_TOKENS, learning_rate=1e-5, beta=0.0, bf16=True, logging_steps=1, save_strategy="no",
-                      report_to=[], seed=0, use_vllm=False, temperature=1.0, gradient_checkpointing=True)
+                      max_completion_length=NEW_TOKENS, learning_rate=1e-5, beta=0.0, bf16=cuda(), use_cpu=not cuda(), logging_steps=1,
+                      save_strategy="no", report_to=[], seed=0, use_vllm=False, temperature=1.0, gradient_checkpointing=True)
     timer = StepTimer()
     trainer = GRPOTrainer(model=model, reward_funcs=[distinct_reward], args=args, train_dataset=prompts(tok), processing_class=tok,
                           peft_config=peft_config, callbacks=[timer])
@@ -116,7 +124,7 @@ def run_case(backend: str, size: str, folder: Path) -> dict:
     step_s = sum(timer.times[1:]) / len(timer.times[1:])
     tokens = sum(lengths[1:]) / len(lengths[1:]) * BATCH
     return {"backend": backend, "size": size, "status": "ok", "step_s": round(step_s, 2), "first_step_s": round(timer.times[0], 2),
-            "gen_tok_s": round(tokens / step_s, 1), "peak_gb": round(torch.cuda.max_memory_allocated() / 2**30, 1),
+            "gen_tok_s": round(tokens / step_s, 1), "peak_gb": round(torch.cuda.max_memory_allocated() / 2**30, 1) if cuda() else None,
             "load_s": round(load_s, 1), "trainable": sum(p.numel() for p in model.parameters() if p.requires_grad)}
 
 # ------------------------------------------------------------------------------------------------ driver (parent)
@@ -137,14 +145,14 @@ def table(rows: list) -> str:
     return head + "\n".join(f"| Qwen3-{r['size']} (random) | {r['backend']} | {r['status']} | {r.get('step_s', '')} | {r.get('first_step_s', '')} | "
                             f"{r.get('gen_tok_s', '')} | {r.get('peak_gb', '')} | {r.get('load_s', '')} |" for r in rows)
 
-def check(sizes: list, backends: list, budget: float) -> dict:
-    "Every case within `budget` seconds; the summary record."
+def check(sizes: list, backends: list, budget: float, cpu: bool = False) -> dict:
+    "Every case within `budget` seconds (on a CPU only when `cpu`: a check of the code path); the summary record."
     import torch
-    t0, rows, gpu = time.monotonic(), [], torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+    t0, rows, gpu = time.monotonic(), [], torch.cuda.get_device_name(0) if cuda() else None
     left = lambda: budget - (time.monotonic() - t0)
-    if gpu is None: rows = [row(b, s, "no CUDA device") for s in sizes for b in backends]
+    if gpu is None and not cpu: rows = [row(b, s, "no CUDA device") for s in sizes for b in backends]
     with tempfile.TemporaryDirectory() as scratch:
-        for s in sizes if gpu else []:
+        for s in sizes if gpu or cpu else []:
             if left() < 30:
                 rows += [row(b, s, "skipped: time budget") for b in backends]; continue
             folder = Path(scratch) / f"qwen3-{s}"
@@ -157,7 +165,7 @@ def check(sizes: list, backends: list, budget: float) -> dict:
                 else: rows.append({**child(b, s, folder, min(CASE_S, left() - 5)), "build_s": round(build_s, 1)})
     ok = {(r["backend"], r["size"]): r for r in rows if r["status"] == "ok"}
     speedup = {s: round(ok[("trl", s)]["step_s"] / ok[("unsloth", s)]["step_s"], 2) for s in sizes if ("trl", s) in ok and ("unsloth", s) in ok}
-    return {"bench": "gpu_check", "gpu": gpu, "params": {s: n_params(s) for s in sizes}, "steps": STEPS, "batch": BATCH, "group": GROUP,
+    return {"bench": "gpu_check", "gpu": gpu or ("cpu" if cpu else None), "params": {s: n_params(s) for s in sizes}, "steps": STEPS, "batch": BATCH, "group": GROUP,
             "new_tokens": NEW_TOKENS, "rows": rows, "unsloth_speedup": speedup, "seconds": round(time.monotonic() - t0, 1)}
 
 def save_tokenizer():
@@ -175,6 +183,7 @@ def main(argv=None):
     ap.add_argument("--backends", default=",".join(BACKENDS))
     ap.add_argument("--budget", type=float, default=440, help="seconds for all cases together")
     ap.add_argument("--out", help="also write the JSON record to this file")
+    ap.add_argument("--cpu", action="store_true", help="run on the CPU when there is no GPU (use --sizes tiny)")
     ap.add_argument("--case", help=argparse.SUPPRESS)
     ap.add_argument("--folder", help=argparse.SUPPRESS)
     ap.add_argument("--save-tokenizer", action="store_true")
@@ -183,7 +192,7 @@ def main(argv=None):
     if a.case:
         backend, size = a.case.split(":")
         return print("RESULT " + json.dumps(run_case(backend, size, Path(a.folder))), flush=True)
-    res = check(a.sizes.split(","), a.backends.split(","), a.budget)
+    res = check(a.sizes.split(","), a.backends.split(","), a.budget, a.cpu)
     print(table(res["rows"]))
     print(json.dumps(res))
     if a.out: Path(a.out).write_text(json.dumps(res) + "\n")

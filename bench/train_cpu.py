@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
-from prove_nb.rollout import HFPolicy, Limits, load_model, rollout_batch
+from prove_nb.rollout import HFPolicy, Limits, gold_policy, load_model, rollout_batch
 from prove_nb.rewards import get_reward, replay_gold
 from prove_nb.synthesis import SynthConfig, synthesize
 from prove_nb.server import World
@@ -68,6 +68,11 @@ def split_tasks(n_test: int, n_train: int, seed: int) -> tuple[list, list]:
     return train, test
 
 # ------------------------------------------------------------------------------------------------------- evaluate
+def gold_ceiling(tasks: list) -> float:
+    "Share of tasks the gold policy completes within LIMITS: the best success any model can reach here."
+    trajs = rollout_batch(tasks, gold_policy(), LIMITS)
+    return mean(tr.final_hash == t["gold_state_hash"] for tr, t in zip(trajs, tasks))
+
 def mean(xs) -> float:
     xs = list(xs)
     return sum(xs) / len(xs) if xs else 0.0
@@ -143,7 +148,7 @@ def main(argv=None):
     times["grpo_s"] = round(time.perf_counter() - t, 1)
     rows.append(evaluate("sft+grpo", str(grpo_ck), test, cfg["eval_tokens"], cfg["eval_batch"], out))
     timing = grpo_timing(out / "grpo" / "metrics.jsonl", cfg["grpo_batch"])
-    res = {"bench": "train_cpu", "size": size, "train_tasks": len(train), "test_tasks": len(test), "config": cfg,
+    res = {"bench": "train_cpu", "size": size, "gold_ceiling": gold_ceiling(test), "train_tasks": len(train), "test_tasks": len(test), "config": cfg,
            "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr, "rows": rows, **timing, **times, "total_s": round(time.perf_counter() - t_all, 1),
            "sft_beats_base": rows[1]["prove"] > rows[0]["prove"],
            "grpo_beats_sft": rows[2]["success"] >= rows[1]["success"] and rows[2]["prove"] > rows[1]["prove"] and rows[2]["calls"] <= rows[1]["calls"]}

@@ -80,7 +80,7 @@ def stage_eval(out: Path, sc: Scale) -> dict:
     reports = {}
     for name, path in (("base", "smollm2-135m"), ("sft", str(out / "sft" / "checkpoint")), ("sft+grpo", str(out / "grpo" / "checkpoint"))):
         m, tok = load_model(path)
-        reports[name] = evaluate(tasks, HFPolicy(m, tok, sc.max_new_tokens, name=name), k=1, limits=DEMO_LIMITS)
+        reports[name] = evaluate(tasks, HFPolicy(m, tok, sc.max_new_tokens, name=name), k=1, limits=DEMO_LIMITS, progress=True)
     write_report(reports, out / "heldout")
     return {n: {k: r[k] for k in ("success", "calls_per_task", "tokens_per_task", "seconds_per_task")} | {"prove": r["rewards"]["prove"]["mean"]}
             for n, r in reports.items()}

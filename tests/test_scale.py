@@ -10,6 +10,7 @@ from prove_nb.rollout import Limits, gold_policy, prepare_tokenizer, rollout_bat
 from prove_nb.scale import (CompletionsPolicy, MCPPool, RemoteWorld, check_accelerate_config, chatml_tokenizer, cpu_check_config,
                             free_port, multi_gpu_args, remote_worlds, serve_http)
 from prove_nb.server import World, load_server
+from prove_nb.synthesis import split_leaks
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -212,11 +213,21 @@ def test_gpu_check_without_gpu_reports_rows():
     assert [(r["backend"], r["status"]) for r in rec["rows"]] == [("trl", "no CUDA device"), ("unsloth", "no CUDA device")]
     assert "| Qwen3-0.6b (random) | trl | no CUDA device |" in res.stdout
 
+def test_gpu_check_code_path_on_cpu(tmp_path):
+    "The GPU check's plain TRL + PEFT case, end to end on a CPU with a tiny random Qwen3 (the same code the GPU runs)."
+    out = tmp_path / "gpu_check.json"
+    subprocess.run([sys.executable, str(ROOT / "bench/gpu_check.py"), "--cpu", "--sizes", "tiny", "--backends", "trl", "--budget", "280",
+                    "--out", str(out)], capture_output=True, text=True, check=True, env={**os.environ, "TRL_EXPERIMENTAL_SILENCE": "1"})
+    (r,) = json.loads(out.read_text())["rows"]
+    assert r["status"] == "ok" and r["step_s"] > 0 and r["gen_tok_s"] > 0 and 0 < r["trainable"] < 100_000, r
+
 # ----------------------------------------------------------------------------------------------- CPU benchmark
-def test_train_cpu_standin_tasks():
+def test_train_cpu_split_holds_out_tool_combinations():
+    "The CPU benchmark's tasks: deterministic, enough held-out tasks, no test tool combination in train, gold replays."
     import train_cpu
-    tasks = train_cpu.standin_tasks(30, seed=3)
-    assert json.dumps(tasks) == json.dumps(train_cpu.standin_tasks(30, seed=3))
-    assert {t["split"] for t in tasks} == {"train", "test"}
-    trajs = rollout_batch(tasks, gold_policy(), train_cpu.LIMITS)
-    assert all(tr.final_hash == t["gold_state_hash"] != World.for_task(t).hash() for tr, t in zip(trajs, tasks))
+    train, test = train_cpu.split_tasks(10, 20, seed=3)
+    assert json.dumps([train, test]) == json.dumps(train_cpu.split_tasks(10, 20, seed=3)) and len(test) == 10 and len(train) == 20
+    assert split_leaks(train + test) == 0
+    trajs = rollout_batch(train + test, gold_policy(), Limits(max_steps=8, max_turns=3))
+    assert all(tr.final_hash == t["gold_state_hash"] for tr, t in zip(trajs, train + test))
+    assert 0.5 < train_cpu.gold_ceiling(test) <= 1.0  # gold under the benchmark's own step and turn limits
