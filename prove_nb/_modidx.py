@@ -136,6 +136,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'prove_nb.grpo.episode_reward': ('grpo.html#episode_reward', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.episode_tokens': ('grpo.html#episode_tokens', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.grpo_dataset': ('grpo.html#grpo_dataset', 'prove_nb/grpo.py'),
+                               'prove_nb.grpo.lora_config': ('grpo.html#lora_config', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.make_rollout_func': ('grpo.html#make_rollout_func', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.plot_metrics': ('grpo.html#plot_metrics', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.prompt_key': ('grpo.html#prompt_key', 'prove_nb/grpo.py'),

@@ -107,7 +107,7 @@ def cmd_train(args):
         from prove_nb.rollout import Limits
         ck = train_grpo(tasks, args.out, model, steps=args.steps, reward=args.reward, group=args.group, batch_size=args.batch_size or args.group,
                         lr=args.lr or 1e-6, beta=args.beta, loss_type=args.loss_type, limits=Limits(max_steps=args.max_steps, max_turns=args.max_turns),
-                        max_new_tokens=args.max_new_tokens, max_completion=args.max_length, resume=args.resume)
+                        max_new_tokens=args.max_new_tokens, max_completion=args.max_length, lora_rank=args.lora_rank, resume=args.resume)
     print(f"checkpoint: {ck}")
 
 # %% ../nbs/99_cli.ipynb #eec4091d
@@ -178,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--max-steps", type=int, default=4, help="GRPO rollouts: assistant steps per user turn")
     s.add_argument("--max-turns", type=int, default=3, help="GRPO rollouts: user turns per episode")
     s.add_argument("--max-new-tokens", type=int, default=128, help="GRPO rollouts: tokens per assistant step")
+    s.add_argument("--lora-rank", type=int, help="GRPO: train LoRA adapters of this rank (merged into the checkpoint), not all weights")
     s.set_defaults(fn=cmd_train)
     s = sub.add_parser("eval", help="evaluate a policy: held-out tasks or BFCL multi-turn")
     s.add_argument("suite", choices=["heldout", "bfcl"]); s.add_argument("--model", default="gold")

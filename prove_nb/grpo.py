@@ -12,8 +12,8 @@ from .rollout import HFPolicy, Limits, chat_view, load_model, rollout_batch
 from .sft import ensure_logprob_kernel
 
 # %% auto #0
-__all__ = ['task_prompt', 'prompt_key', 'grpo_dataset', 'episode_tokens', 'make_rollout_func', 'episode_reward', 'JsonlLogger',
-           'plot_metrics', 'train_grpo']
+__all__ = ['LORA_TARGETS', 'task_prompt', 'prompt_key', 'grpo_dataset', 'episode_tokens', 'make_rollout_func', 'episode_reward',
+           'lora_config', 'JsonlLogger', 'plot_metrics', 'train_grpo']
 
 # %% ../nbs/10_grpo.ipynb #858b8a1a
 def task_prompt(task: dict) -> list[dict]:
@@ -73,6 +73,13 @@ def episode_reward(name: str = "prove", **config):
     return reward_fn
 
 # %% ../nbs/10_grpo.ipynb #579f87cb
+LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+
+def lora_config(rank: int):
+    "PEFT LoRA adapters of `rank` on every attention and MLP projection."
+    from peft import LoraConfig
+    return LoraConfig(task_type="CAUSAL_LM", r=rank, lora_alpha=2 * rank, target_modules=LORA_TARGETS)
+
 class JsonlLogger:
     "A trainer callback writing each log row to a JSONL file."
     def __init__(self, path): self.path = Path(path); self.path.write_text("")
@@ -99,7 +106,7 @@ def plot_metrics(path, out_png, prefix: str = "prove/"):
 def train_grpo(tasks: list[dict], out_dir: str, model: str = "smollm2-135m", steps: int = 10, reward: str = "prove",
                group: int = 4, batch_size: int = 4, lr: float = 1e-6, beta: float = 0.01, loss_type: str = "dapo",
                limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128, max_completion: int = 1024,
-               temperature: float = 1.0, seed: int = 0, resume: bool = False) -> Path:
+               temperature: float = 1.0, lora_rank: int | None = None, seed: int = 0, resume: bool = False) -> Path:
     "Train `model` with GRPO on live rollouts of `tasks`; returns the checkpoint folder."
     import torch
     from trl import GRPOConfig, GRPOTrainer
@@ -112,9 +119,9 @@ def train_grpo(tasks: list[dict], out_dir: str, model: str = "smollm2-135m", ste
                       report_to=[], seed=seed, bf16=False, use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False)
     trainer = GRPOTrainer(model=m, reward_funcs=[episode_reward(reward)], args=args, train_dataset=grpo_dataset(tasks),
                           processing_class=tok, rollout_func=make_rollout_func(tasks, tok, limits, max_new_tokens, temperature),
-                          callbacks=[JsonlLogger(out / "metrics.jsonl")])
+                          peft_config=lora_config(lora_rank) if lora_rank else None, callbacks=[JsonlLogger(out / "metrics.jsonl")])
     trainer.train(resume_from_checkpoint=resume or None)
     ck = out / "checkpoint"
-    trainer.save_model(str(ck)); tok.save_pretrained(str(ck))
+    (trainer.model.merge_and_unload() if lora_rank else trainer.model).save_pretrained(str(ck)); tok.save_pretrained(str(ck))
     plot_metrics(out / "metrics.jsonl", out / "rewards.png", f"{reward}/")
     return ck

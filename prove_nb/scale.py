@@ -11,12 +11,12 @@ from typing import Callable
 
 import prove_nb.rollout as _rollout
 from .rollout import Limits, Reply, prepare_tokenizer, render_prompt, rollout_batch
-from .grpo import JsonlLogger, episode_reward, grpo_dataset, make_rollout_func, plot_metrics, task_prompt
+from .grpo import LORA_TARGETS, JsonlLogger, episode_reward, grpo_dataset, make_rollout_func, plot_metrics, task_prompt
 from .server import MCPToolClient, ToolResult, unknown_tool_error
 
 # %% auto #0
-__all__ = ['QWEN3_4B', 'LORA_TARGETS', 'deepspeed_options', 'check_accelerate_config', 'multi_gpu_args', 'cpu_check_config',
-           'MCPPool', 'RemoteWorld', 'remote_worlds', 'free_port', 'wait_port', 'serve_http', 'CompletionsPolicy',
+__all__ = ['QWEN3_4B', 'deepspeed_options', 'check_accelerate_config', 'multi_gpu_args', 'cpu_check_config', 'MCPPool',
+           'RemoteWorld', 'remote_worlds', 'free_port', 'wait_port', 'serve_http', 'CompletionsPolicy',
            'policy_rollout_func', 'chatml_tokenizer', 'load_unsloth', 'UnslothPolicy', 'train_grpo_unsloth']
 
 # %% ../nbs/11_scale.ipynb #c9fb5b64
@@ -207,7 +207,6 @@ def chatml_tokenizer(tok):
 
 # %% ../nbs/11_scale.ipynb #775cd61d
 QWEN3_4B = "unsloth/Qwen3-4B"
-LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 
 def load_unsloth(name: str = QWEN3_4B, max_seq_length: int = 6144, lora_rank: int = 32, load_in_4bit: bool = False,
                  fast_inference: bool = True, gpu_memory_utilization: float = 0.6, seed: int = 0):

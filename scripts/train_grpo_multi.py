@@ -62,9 +62,9 @@ def main(argv=None):
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import GRPOConfig, GRPOTrainer
     from prove_nb.cli import train_tasks
-    from prove_nb.grpo import JsonlLogger, episode_reward, grpo_dataset, plot_metrics
+    from prove_nb.grpo import JsonlLogger, episode_reward, grpo_dataset, lora_config, plot_metrics
     from prove_nb.rollout import Limits
-    from prove_nb.scale import LORA_TARGETS, CompletionsPolicy, MCPPool, chatml_tokenizer, policy_rollout_func
+    from prove_nb.scale import CompletionsPolicy, MCPPool, chatml_tokenizer, policy_rollout_func
     config = GRPOConfig(**args)  # before the model, so that ZeRO-3 can shard it while loading
     main_rank = int(os.environ.get("RANK", "0")) == 0
     out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
@@ -72,10 +72,7 @@ def main(argv=None):
     mcp = json.loads(Path(a.mcp).read_text() if Path(a.mcp).is_file() else a.mcp)
     tok = chatml_tokenizer(AutoTokenizer.from_pretrained(a.model))
     model = AutoModelForCausalLM.from_pretrained(a.model, dtype=torch.bfloat16)
-    peft_config = None
-    if a.lora_rank:
-        from peft import LoraConfig
-        peft_config = LoraConfig(r=a.lora_rank, lora_alpha=2 * a.lora_rank, target_modules=LORA_TARGETS, task_type="CAUSAL_LM")
+    peft_config = lora_config(a.lora_rank) if a.lora_rank else None
     with MCPPool(mcp, size=a.size) as pool:
         policy = CompletionsPolicy(a.vllm_url, a.model, tok, a.max_new_tokens, a.temperature)
         limits = Limits(max_steps=a.max_steps, max_turns=a.max_turns, max_tokens=a.max_completion)
