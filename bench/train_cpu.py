@@ -11,21 +11,23 @@ and for the GRPO stage: wall seconds per GRPO step (TRL's step_time: rollouts, r
 tokens generated per step (tool results excluded).
 
 Tasks: prove_nb.synthesis.synthesize (train split to train, test split held out), configured for a 2-core CPU
-(CPU_SYNTH): at most 3 chained calls, at most 2 user turns, 3 tools of the server shown (the gold tools always among
+(CPU_SYNTH): at most 3 chained calls, one user turn, 3 tools of the server shown (the gold tools always among
 them) and no distractors, so a prompt is 0.5-1.2k tokens (median 0.7k) instead of 2-4k; every assistant step re-reads
 its whole prompt, and prompt reading dominates on CPU. test_frac 0.25 holds out a quarter of the tool combinations,
 and synthesis grows until the test split has enough tasks.
 
-Sizes. Evaluation: greedy in bfloat16 (all three models alike; 1.5x faster than float32 here), at most 96 new tokens
-per assistant step (48 cut tool calls with long arguments), 3 steps per user turn, 2 turns, batches of 10 tasks of
-similar prompt length. Measured on 2 idle cores: reading a 1k-token prompt takes about 1.1 s per task and a decoding
-step of a batch of 10 about 0.19 s, so an assistant step of a batch costs about 30 s. SFT: 20 steps of batch 4 (80 gold
-conversations of at most 1,024 tokens, learning rate 1e-4 so that few steps teach the format). GRPO: 5 steps of group 4
-and batch 8 (two tasks, eight live rollouts a step), learning rate 1e-5, no KL term (beta 0: PROVE uses 0.01, but
-on a CPU the reference model's forward pass costs a third of the update and 5 steps barely move the policy from it),
-completions cut at 512 tokens. --quick: 20 test tasks, 40 train tasks, 20 SFT steps of batch 2, 2 GRPO steps of group
-4 and batch 4. On a loaded machine everything stretches with the load; --test, --sft-steps and --grpo-steps trade time
-for precision or training.
+Sizes. Evaluation: greedy in bfloat16 (all three models alike; 1.5x faster than float32 here), at most 64 new tokens
+per assistant step, 3 steps, one user turn, batches of 10 tasks of similar prompt length. Measured on 2 idle cores:
+reading a 1k-token prompt takes about 1.1 s per task and a decoding step of a batch of 10 about 0.19 s, so one
+assistant step of a batch costs 20-30 s, and a model that calls tools takes three. A first full run with two user
+turns and 96 tokens a step took 23 min for the base model and 16 s a task for the SFT model (55 min projected for
+200 tasks), so the default was cut to one turn and 64 tokens to fit. SFT: 20 steps of batch 4 (80 gold conversations
+of at most 1,024 tokens, about 27 s a step, learning rate 1e-4 so that few steps teach the format). GRPO: 4 steps of
+group 4 and batch 8 (two tasks, eight live rollouts a step), learning rate 1e-5, no KL term (beta 0: PROVE uses 0.01,
+but on a CPU the reference model's forward pass costs a third of the update and 4 steps barely move the policy from
+it), completions cut at 512 tokens. --quick: 20 test tasks, 40 train tasks, 20 SFT steps of batch 2, 2 GRPO steps of
+group 4 and batch 4. On a loaded machine everything stretches with the load; --test, --sft-steps and --grpo-steps
+trade time for precision or training.
 
     python bench/train_cpu.py --quick           # a few minutes
     python bench/train_cpu.py                   # about 90 minutes on 2 cores
@@ -46,13 +48,13 @@ from prove_nb.synthesis import SynthConfig, synthesize
 from prove_nb.server import World
 
 SIZES = {
-    "quick": dict(test=20, train=40, sft_steps=20, sft_batch=2, grpo_steps=2, group=4, grpo_batch=4, eval_tokens=96, eval_batch=10),
-    "full": dict(test=200, train=300, sft_steps=20, sft_batch=4, grpo_steps=5, group=4, grpo_batch=8, eval_tokens=96, eval_batch=10),
+    "quick": dict(test=20, train=40, sft_steps=20, sft_batch=2, grpo_steps=2, group=4, grpo_batch=4, eval_tokens=64, eval_batch=10),
+    "full": dict(test=200, train=300, sft_steps=20, sft_batch=4, grpo_steps=4, group=4, grpo_batch=8, eval_tokens=64, eval_batch=10),
 }
-LIMITS = Limits(max_steps=3, max_turns=2, max_tokens=384)
+LIMITS = Limits(max_steps=3, max_turns=1, max_tokens=256)
 
 # ---------------------------------------------------------------------------------------------------------- tasks
-CPU_SYNTH = dict(tools_per_server=3, p_distractors=0.0, p_cross_server=0.0, test_frac=0.25, max_turns=2)
+CPU_SYNTH = dict(tools_per_server=3, p_distractors=0.0, p_cross_server=0.0, test_frac=0.25, max_turns=1)
 CPU_DEPTH = 3  # at most 3 chained calls a task
 
 def split_tasks(n_test: int, n_train: int, seed: int) -> tuple[list, list]:
