@@ -25,7 +25,7 @@ class Scale:
     group: int = 4
     eval_tasks: int = 8
     bfcl_tasks: int = 2
-    max_new_tokens: int = 96
+    max_new_tokens: int = 64
     tools_per_server: int = 3  # a 135M model on a CPU: short tool lists keep prompts under 1k tokens (SFT cuts at 1,024)
     depth_max: int = 3
 
@@ -86,10 +86,13 @@ def stage_eval(out: Path, sc: Scale) -> dict:
             for n, r in reports.items()}
 
 def stage_bfcl(out: Path, sc: Scale) -> dict:
-    "A slice of BFCL multi-turn base through BFCL's own checker: gold (must be 100%) and the trained model."
+    "BFCL multi-turn base through BFCL's own checker: gold on every entry (must be 100%), the trained model on a slice."
     from prove_nb.bfcl import run_bfcl
-    return {name: run_bfcl(model, "multi_turn_base", sc.bfcl_tasks, out / "bfcl" / name.replace("+", "_"))["accuracy"]
-            for name, model in (("gold", "gold"), ("sft+grpo", str(out / "grpo" / "checkpoint")))}
+    from prove_nb.rollout import HFPolicy, load_model
+    m, tok = load_model(str(out / "grpo" / "checkpoint"))
+    runs = {"gold": run_bfcl("gold", "multi_turn_base", None, out / "bfcl" / "gold"),
+            "sft+grpo": run_bfcl(HFPolicy(m, tok, sc.max_new_tokens, name="sft+grpo"), "multi_turn_base", sc.bfcl_tasks, out / "bfcl" / "sft_grpo")}
+    return {name: {"accuracy": r["accuracy"], "correct": r["correct"], "total": r["total"]} for name, r in runs.items()}
 
 STAGES = {"servers": stage_servers, "synthesis": stage_synth, "reward audit": stage_audit, "sft": stage_sft,
           "grpo": stage_grpo, "held-out eval": stage_eval, "bfcl": stage_bfcl}
