@@ -17,7 +17,8 @@ its whole prompt, and prompt reading dominates on CPU. test_frac 0.25 holds out 
 and synthesis grows until the test split has enough tasks.
 
 Sizes. Evaluation: greedy in bfloat16 (all three models alike; 1.5x faster than float32 here), at most 64 new tokens
-per assistant step, 3 steps, one user turn, batches of 10 tasks of similar prompt length. Measured on 2 idle cores:
+per assistant step, 3 steps, one user turn, at most 1,500 characters of each tool result read (a listing of many rows
+otherwise makes every later step re-read thousands of tokens), batches of 10 tasks of similar prompt length. Measured on 2 idle cores:
 reading a 1k-token prompt takes about 1.1 s per task and a decoding step of a batch of 10 about 0.19 s, so one
 assistant step of a batch costs 20-30 s, and a model that calls tools takes three. A first full run with two user
 turns and 96 tokens a step took 23 min for the base model and 16 s a task for the SFT model (55 min projected for
@@ -51,7 +52,7 @@ SIZES = {
     "quick": dict(test=20, train=40, sft_steps=20, sft_batch=2, grpo_steps=2, group=4, grpo_batch=4, eval_tokens=64, eval_batch=10),
     "full": dict(test=200, train=300, sft_steps=20, sft_batch=4, grpo_steps=4, group=4, grpo_batch=8, eval_tokens=64, eval_batch=10),
 }
-LIMITS = Limits(max_steps=3, max_turns=1, max_tokens=256)
+LIMITS = Limits(max_steps=3, max_turns=1, max_tokens=256, max_result_chars=1500)
 
 # ---------------------------------------------------------------------------------------------------------- tasks
 CPU_SYNTH = dict(tools_per_server=3, p_distractors=0.0, p_cross_server=0.0, test_frac=0.25, max_turns=1)

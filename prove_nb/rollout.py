@@ -13,17 +13,23 @@ from .core import ToolCall, assistant_msg, parse_message, tool_msg, user_msg
 from .server import World, ToolResult
 
 # %% auto #0
-__all__ = ['SMOLLM2', 'Limits', 'CallRecord', 'Trajectory', 'Reply', 'Policy', 'ScriptedPolicy', 'gold_reply', 'gold_policy',
-           'noop_policy', 'execute', 'system_messages', 'rollout_batch', 'rollout', 'cache_dir', 'smollm2_path',
-           'prepare_tokenizer', 'load_model', 'chat_view', 'render_prompt', 'HFPolicy', 'OpenAIPolicy']
+__all__ = ['SMOLLM2', 'Limits', 'clip_result', 'CallRecord', 'Trajectory', 'Reply', 'Policy', 'ScriptedPolicy', 'gold_reply',
+           'gold_policy', 'noop_policy', 'execute', 'system_messages', 'rollout_batch', 'rollout', 'cache_dir',
+           'smollm2_path', 'prepare_tokenizer', 'load_model', 'chat_view', 'render_prompt', 'HFPolicy', 'OpenAIPolicy']
 
 # %% ../nbs/08_rollout.ipynb #8606d24e
 @dataclass
 class Limits:
-    "Bounds on one rollout: assistant steps per user turn, user turns, and generated tokens."
+    "Bounds on one rollout: assistant steps per user turn, user turns, generated tokens, characters of a tool result read."
     max_steps: int = 6
     max_turns: int = 5
     max_tokens: int = 4096
+    max_result_chars: int | None = None
+
+def clip_result(text: str, limit: int | None) -> str:
+    "A tool result as the model reads it: at most `limit` characters, with a note of how much was cut."
+    if limit is None or len(text) <= limit: return text
+    return text[:limit] + f" ... [{len(text) - limit} more characters cut]"
 
 @dataclass
 class CallRecord:
@@ -121,7 +127,7 @@ def rollout_batch(tasks: list[dict], policy, limits: Limits = Limits(), progress
             for c in parsed.calls:
                 r = execute(worlds[i], c, visible[i])
                 tr.calls.append(CallRecord(turns[i], steps[i], c.name, c.arguments, r.ok, r.content, r.error))
-                tr.messages.append(tool_msg(c, r.text))
+                tr.messages.append(tool_msg(c, clip_result(r.text, limits.max_result_chars)))
             steps[i] += 1
             if parsed.calls:  # the model acted: it reads the results at its next step
                 if steps[i] < limits.max_steps and tr.gen_tokens < limits.max_tokens: still.append(i); continue
@@ -142,7 +148,7 @@ def rollout(task: dict, policy, limits: Limits = Limits()) -> Trajectory:
     "Play one task."
     return rollout_batch([task], policy, limits)[0]
 
-# %% ../nbs/08_rollout.ipynb #f40a80e4
+# %% ../nbs/08_rollout.ipynb #4929d78e
 SMOLLM2 = "smollm2-135m"
 
 def cache_dir() -> Path:
@@ -191,7 +197,7 @@ def load_model(name_or_path: str = SMOLLM2, dtype: str = "float32"):
     model.generation_config.pad_token_id = tok.pad_token_id
     return model, tok
 
-# %% ../nbs/08_rollout.ipynb #4929d78e
+# %% ../nbs/08_rollout.ipynb #faba8078
 def chat_view(messages: list) -> list:
     "Messages with tool-call arguments decoded to objects, as chat templates expect."
     out = []
@@ -236,7 +242,7 @@ class HFPolicy:
         rows = [[i for i in row.tolist() if i != self.tok.pad_token_id] for row in out[:, n:]]
         return [Reply(self.reply(ids), len(ids)) for ids in rows]
 
-# %% ../nbs/08_rollout.ipynb #521aa3e4
+# %% ../nbs/08_rollout.ipynb #214fc89e
 class OpenAIPolicy:
     "A policy served by an OpenAI-compatible chat-completions endpoint."
     def __init__(self, base_url: str, model: str, api_key: str = "EMPTY", max_tokens: int = 512, temperature: float = 0.0, timeout: float = 120):
