@@ -32,6 +32,7 @@ trade time for precision or training.
 
     python bench/train_cpu.py --quick           # a few minutes
     python bench/train_cpu.py                   # about 90 minutes on 2 cores
+    python bench/train_cpu.py --resume          # continue a stopped run: recorded stages are read back
 Writes runs/train_cpu-{quick,full}/ (checkpoints, metrics.jsonl, eval_*.jsonl, results.json); prints a markdown table
 and one JSON line.
 """
@@ -118,6 +119,16 @@ def table(rows: list) -> str:
     return head + "\n".join(f"| {r['model']} | {r['n']} | {r['success']:.3f} | {r['success_write']:.3f} ({r['n_write']}) | {r['prove']:.3f} | "
                             f"{r['calls']:.2f} | {r['gen_tok_s']} | {r['eval_s']} |" for r in rows)
 
+def stage(out: Path, name: str, run, resume: bool) -> dict:
+    "Run a stage and keep its record in out/stage_NAME.json; with `resume`, a recorded stage is read back instead."
+    f = out / f"stage_{name}.json"
+    if resume and f.exists(): return json.loads(f.read_text())
+    t = time.perf_counter()
+    rec = {**run(), "stage_s": 0.0}
+    rec["stage_s"] = round(time.perf_counter() - t, 1)
+    f.write_text(json.dumps(rec, indent=1))
+    return rec
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a few minutes instead of about 90")
@@ -128,6 +139,7 @@ def main(argv=None):
     ap.add_argument("--sft-lr", type=float, default=1e-4)
     ap.add_argument("--grpo-lr", type=float, default=1e-5)
     ap.add_argument("--out", help="output folder (default runs/train_cpu-quick or runs/train_cpu-full)")
+    ap.add_argument("--resume", action="store_true", help="reuse the stages already recorded in the output folder")
     a = ap.parse_args(argv)
     size = "quick" if a.quick else "full"
     cfg = {**SIZES[size], **{k: v for k, v in (("test", a.test), ("sft_steps", a.sft_steps), ("grpo_steps", a.grpo_steps)) if v is not None}}
@@ -137,22 +149,23 @@ def main(argv=None):
     t_all = time.perf_counter()
     train, test = split_tasks(cfg["test"], cfg["train"], a.seed)
     print(f"tasks: {len(train)} train, {len(test)} held-out test", flush=True)
-    rows, times = [], {}
-    rows.append(evaluate("base", "smollm2-135m", test, cfg["eval_tokens"], cfg["eval_batch"], out))
+    ev = lambda name, path: lambda: evaluate(name, path, test, cfg["eval_tokens"], cfg["eval_batch"], out)
+    rows = [stage(out, "eval_base", ev("base", "smollm2-135m"), a.resume)]
     print(table(rows[-1:]), flush=True)
-    t = time.perf_counter()
-    sft_ck = train_sft(train, str(out / "sft"), steps=cfg["sft_steps"], lr=a.sft_lr, batch_size=cfg["sft_batch"], max_length=1024, seed=a.seed)
-    times["sft_s"] = round(time.perf_counter() - t, 1)
-    rows.append(evaluate("sft", str(sft_ck), test, cfg["eval_tokens"], cfg["eval_batch"], out))
+    sft = stage(out, "sft", lambda: {"checkpoint": str(train_sft(train, str(out / "sft"), steps=cfg["sft_steps"], lr=a.sft_lr,
+                                                                  batch_size=cfg["sft_batch"], max_length=1024, seed=a.seed))}, a.resume)
+    rows.append(stage(out, "eval_sft", ev("sft", sft["checkpoint"]), a.resume))
     print(table(rows[-1:]), flush=True)
-    t = time.perf_counter()
-    grpo_ck = train_grpo(train, str(out / "grpo"), model=str(sft_ck), steps=cfg["grpo_steps"], group=cfg["group"], batch_size=cfg["grpo_batch"],
-                         lr=a.grpo_lr, beta=0.0, limits=LIMITS, max_new_tokens=cfg["eval_tokens"], max_completion=512, seed=a.seed)
-    times["grpo_s"] = round(time.perf_counter() - t, 1)
-    rows.append(evaluate("sft+grpo", str(grpo_ck), test, cfg["eval_tokens"], cfg["eval_batch"], out))
+    grpo = stage(out, "grpo", lambda: {"checkpoint": str(train_grpo(train, str(out / "grpo"), model=sft["checkpoint"], steps=cfg["grpo_steps"],
+                                                                    group=cfg["group"], batch_size=cfg["grpo_batch"], lr=a.grpo_lr, beta=0.0,
+                                                                    limits=LIMITS, max_new_tokens=cfg["eval_tokens"], max_completion=512,
+                                                                    seed=a.seed))}, a.resume)
+    rows.append(stage(out, "eval_sft+grpo", ev("sft+grpo", grpo["checkpoint"]), a.resume))
+    times = {"sft_s": sft["stage_s"], "grpo_s": grpo["stage_s"]}
     timing = grpo_timing(out / "grpo" / "metrics.jsonl", cfg["grpo_batch"])
     res = {"bench": "train_cpu", "size": size, "gold_ceiling": gold_ceiling(test), "train_tasks": len(train), "test_tasks": len(test), "config": cfg,
-           "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr, "rows": rows, **timing, **times, "total_s": round(time.perf_counter() - t_all, 1),
+           "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr, "rows": rows, **timing, **times,
+           "total_s": round(sum(r["stage_s"] for r in rows) + sum(times.values()), 1), "wall_s": round(time.perf_counter() - t_all, 1),
            "sft_beats_base": rows[1]["prove"] > rows[0]["prove"],
            "grpo_beats_sft": rows[2]["success"] >= rows[1]["success"] and rows[2]["prove"] > rows[1]["prove"] and rows[2]["calls"] <= rows[1]["calls"]}
     (out / "results.json").write_text(json.dumps(res, indent=1))
