@@ -124,7 +124,7 @@ def stage(out: Path, name: str, run, resume: bool) -> dict:
     f = out / f"stage_{name}.json"
     if resume and f.exists(): return json.loads(f.read_text())
     t = time.perf_counter()
-    rec = {**run(), "stage_s": 0.0}
+    rec = run()
     rec["stage_s"] = round(time.perf_counter() - t, 1)
     f.write_text(json.dumps(rec, indent=1))
     return rec
