@@ -231,3 +231,13 @@ def test_train_cpu_split_holds_out_tool_combinations():
     trajs = rollout_batch(train + test, gold_policy(), Limits(max_steps=8, max_turns=3))
     assert all(tr.final_hash == t["gold_state_hash"] for tr, t in zip(trajs, train + test))
     assert 0.5 < train_cpu.gold_ceiling(test) <= 1.0  # gold under the benchmark's own step and turn limits
+
+def test_train_cpu_stages_are_recorded_and_resumed(tmp_path):
+    "A recorded stage is read back under --resume and run again without it."
+    import train_cpu
+    runs = []
+    run = lambda: runs.append(1) or {"model": "m", "success": 0.5}
+    first = train_cpu.stage(tmp_path, "eval_m", run, resume=True)
+    assert train_cpu.stage(tmp_path, "eval_m", run, resume=True) == first and runs == [1] and first["stage_s"] >= 0
+    train_cpu.stage(tmp_path, "eval_m", run, resume=False)
+    assert runs == [1, 1] and (tmp_path / "stage_eval_m.json").exists()
