@@ -73,6 +73,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'prove_nb.core.assistant_msg': ('core.html#assistant_msg', 'prove_nb/core.py'),
                                'prove_nb.core.call_from_obj': ('core.html#call_from_obj', 'prove_nb/core.py'),
                                'prove_nb.core.function_schema': ('core.html#function_schema', 'prove_nb/core.py'),
+                               'prove_nb.core.nonfinite': ('core.html#nonfinite', 'prove_nb/core.py'),
                                'prove_nb.core.parse_message': ('core.html#parse_message', 'prove_nb/core.py'),
                                'prove_nb.core.parse_tool_calls': ('core.html#parse_tool_calls', 'prove_nb/core.py'),
                                'prove_nb.core.render_tools': ('core.html#render_tools', 'prove_nb/core.py'),

@@ -4,13 +4,13 @@
 
 # %% ../nbs/00_core.ipynb #0e45e69a
 from __future__ import annotations
-import json, re, difflib
+import json, math, re, difflib
 from dataclasses import dataclass, field
 from typing import Any
 
 # %% auto #0
 __all__ = ['TOOL_PROMPT', 'ToolCall', 'function_schema', 'tool_names', 'render_tools', 'ParseResult', 'call_from_obj',
-           'parse_tool_calls', 'parse_message', 'value_errors', 'Validator', 'validate_call', 'user_msg',
+           'parse_tool_calls', 'parse_message', 'nonfinite', 'value_errors', 'Validator', 'validate_call', 'user_msg',
            'assistant_msg', 'tool_msg']
 
 # %% ../nbs/00_core.ipynb #d9411469
@@ -154,8 +154,17 @@ def _jtype(v) -> str:
     return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", tuple: "array",
             dict: "object", type(None): "null"}.get(type(v), type(v).__name__)
 
+def nonfinite(v, where: str) -> tuple | None:
+    "The path and value of the first NaN or infinity inside `v` (a number, list or object), or None."
+    if isinstance(v, float): return None if math.isfinite(v) else (where, "NaN" if v != v else "Infinity" if v > 0 else "-Infinity")
+    items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, (list, tuple)) else ()
+    for k, x in items:
+        if bad := nonfinite(x, f"{where}.{k}" if isinstance(v, dict) else f"{where}[{k}]"): return bad
+    return None
+
 def value_errors(v, s: dict, where: str) -> list[str]:
-    "Problems of value `v` against JSON-schema fragment `s`, each naming the parameter path `where`."
+    "Problems of value `v` against JSON-schema fragment `s`, each naming the parameter path `where`; NaN and infinities never pass."
+    if bad := nonfinite(v, where): return [f"parameter '{bad[0]}' must be a finite number, got {bad[1]}"]
     if "anyOf" in s or "oneOf" in s:
         opts = s.get("anyOf") or s.get("oneOf")
         results = [value_errors(v, o, where) for o in opts]
