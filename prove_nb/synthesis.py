@@ -14,10 +14,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
-from .core import ToolCall, assistant_msg, render_tools, tool_msg, user_msg
+from .core import ToolCall, assistant_msg, tool_msg, user_msg
 from .server import World, load_server
 from .toolgraph import NAME_FIELDS, ToolGraph, entity_rows, natural_ref, qualify, ref_counts, sample_context, usable_servers
-from .realize import (Arg, Intent, correction, fact, follow_up, irrelevant_request, paraphrase, plural, reply_ask_value,
+from .realize import (Arg, Intent, clause, correction, fact, follow_up, irrelevant_request, phrasings, plural, rewrite, reply_ask_value,
                               reply_ask_which, reply_cannot, reply_done, reply_failed, reply_recovered, request, say, supply_choice,
                               supply_value, system_prompt, verb_phrase, words)
 
@@ -32,8 +32,9 @@ __all__ = ['GROUPS', 'TRANSITIONS', 'HANDLERS', 'SynthConfig', 'S', 'weight', 's
            'h_discover', 'h_ask_which', 'h_clarify', 'h_supply', 'h_correct', 'h_abstain', 'proceed', 'distractors',
            'shown_tools', 'category', 'record', 'converse', 'show_task', 'demo_tasks', 'gold_calls', 'replay',
            'grounded', 'error_rate', 'rejection', 'call_set', 'Dedup', 'combo', 'assign_splits', 'split_leaks',
-           'ready_servers', 'run_block', 'synthesize', 'apply_teacher', 'gold_messages', 'replay_tasks', 'load_tasks',
-           'dataset_stats', 'to_hf', 'dataset_card', 'write_dataset', 'plot_stats']
+           'ready_servers', 'run_block', 'synthesize', 'apply_teacher', 'gold_messages', 'leaks_description',
+           'masked_wording', 'description_leak', 'repeated_wording', 'replay_tasks', 'load_tasks', 'dataset_stats',
+           'to_hf', 'dataset_card', 'write_dataset', 'plot_stats']
 
 # %% ../nbs/06_synthesis.ipynb #41f3cd74
 @dataclass
@@ -845,9 +846,18 @@ def learn(d: Dialogue, failed: dict | None = None):
     for v, (i, _) in ((failed or {}).get("swap") or {}).items(): d.known.append(Var(d.g.plan.vars[v].entity, "conv", id=i))
 
 # %% ../nbs/06_synthesis.ipynb #b356dc51
-def _ent_words(entity: str) -> str: return words(entity.split(".", 1)[1])
+_ENT_WORDS = {"node": "path"}  # what a user calls an entity when its table name is not a word they use
+
+def _ent_words(entity: str) -> str:
+    w = words(entity.split(".", 1)[1])
+    return _ENT_WORDS.get(w, w)
 
 def _words() -> dict: return {"mentions": [], "literals": []}
+
+_PEOPLE = {"customer", "person", "sales rep", "crm contact", "contact", "user", "diner", "chat user", "member", "employee",
+           "social user", "investor", "traveler", "map user"}
+
+def _bare(text: str) -> bool: return not text.startswith(("the ", "that ", "one of "))
 
 def ref_text(d: Dialogue, v: int, out: dict, vague: int | None = None, swap: tuple | None = None) -> str:
     "The words naming variable `v` (`vague`: the variable left ambiguous; `swap`: another row (id, ref) in v's place)."
@@ -864,7 +874,9 @@ def ref_text(d: Dialogue, v: int, out: dict, vague: int | None = None, swap: tup
     else:
         f, val, named = r
         out["mentions"].append({"entity": var.entity, "id": i, "text": val})
-        base = f"the {ent} '{val}'" if named else f"the {ent} whose {words(f)} is '{val}'"
+        if named and ent in _PEOPLE and f in ("name", "full_name", "display_name"): base = val   # a person by name
+        elif named: base = f"the {ent} '{val}'"
+        else: base = rng.choice([f"the {ent} whose {words(f)} is '{val}'", f"the {ent} with {words(f)} '{val}'"])
     if var.source == "given": return base
     prod = g.plan.nodes[var.node]
     parents = [ref_text(d, u, out, vague) for u in prod.inputs.values()]
@@ -877,11 +889,13 @@ def ref_text(d: Dialogue, v: int, out: dict, vague: int | None = None, swap: tup
             extras.append(f"{words(p)} {' and '.join(ids)}")
         else:
             extras.append(f"{words(p)} {say(x)}"); out["literals"].append(fact(x))
-    return base + (" of " + " and ".join(parents) if parents else "") + (f" ({', '.join(extras)})" if extras else "")
+    if len(parents) == 1 and _bare(parents[0]) and not _bare(base) and rng.random() < 0.5: base = f"{parents[0]}'s {base[4:]}"
+    elif parents: base += " for " + " and ".join(parents)
+    return base + (f" ({', '.join(extras)})" if extras else "")
 
 def intent_of(d: Dialogue, j: int, out: dict, drop: str | None = None, vague: int | None = None, args: dict | None = None,
               swap: dict | None = None) -> Intent:
-    "Node j as an intent: its verb and arguments in words (minus `drop`), and what to report for a target read."
+    "Node j as an intent: its templates and arguments in words (minus `drop`), and what to report for a target read."
     g = d.g
     node, args = g.plan.nodes[j], g.args[j] if args is None else args
     spec = graph_of(g.plan.server).tools[node.tool]
@@ -895,14 +909,15 @@ def intent_of(d: Dialogue, j: int, out: dict, drop: str | None = None, vague: in
                 e, ids = g.lists[(j, p)]
                 out["mentions"] += [{"entity": e, "id": i, "text": i} for i in ids]
                 text += "".join(f" and {_ent_words(e)} {i}" for i in ids)
-            said.append(Arg(words(p), text, True))
+            said.append(Arg(words(p), text, True, p))
         elif (j, p) in g.lists:
             e, ids = g.lists[(j, p)]
             out["mentions"] += [{"entity": e, "id": i, "text": i} for i in ids]
-            said.append(Arg(words(p), " and ".join(ids)))
+            said.append(Arg(words(p), " and ".join(ids), param=p))
         else:
-            said.append(Arg(words(p), say(x))); out["literals"].append(fact(x))
-    return Intent(verb_phrase(spec.schema["function"]["description"]), said, question(d, j)[0] if node.target and spec.kind == "read" else "")
+            said.append(Arg(words(p), say(x), param=p)); out["literals"].append(fact(x))
+    return Intent(verb_phrase(spec.schema["function"]["description"]), said, question(d, j)[0] if node.target and spec.kind == "read" else "",
+                  phrasings(g.plan.server).get(node.tool, ()), (drop,) if drop else ())
 
 def question(d: Dialogue, j: int) -> tuple:
     "(what the user asks, the answer sentence, the answer facts) for a target read; chosen once per node."
@@ -1122,7 +1137,7 @@ def h_ask_value(d: Dialogue) -> S:
     out = _words()
     t = d.turn(user_words(d, out, {j: {"drop": p}}), out)
     t["answer"] = reply_ask_value(words(p), rng)
-    d.pending = {"supply": (words(p), g.args[j][p])}
+    d.pending = {"supply": (words(p), g.args[j][p], j)}
     return step(S.ASK_VALUE, d.cfg, rng)
 
 def h_discover(d: Dialogue) -> S:
@@ -1145,13 +1160,18 @@ def h_clarify(d: Dialogue) -> S:
 def h_supply(d: Dialogue) -> S:
     "The user gives the missing value or says which entity; the remaining calls run in this turn."
     g, rng = d.g, d.rng
-    if "supply" in d.pending:
-        label, value = d.pending["supply"]
-        d.turn(supply_value(label, say(value), rng), {"literals": [fact(value)]})
+    graph, out = graph_of(g.plan.server), _words()
+    if "supply" in d.pending:  # half the time the user says the whole request again, the value in place
+        label, value, j = d.pending["supply"]
+        out["literals"].append(fact(value))
+        again = clause(intent_of(d, j, out), rng) if rng.random() < 0.5 else ""
+        d.turn(supply_value(label, say(value), rng, again), out)
         d.pending = {"resolving": True, "later": list(g.order)}
     else:
-        out = _words()
-        d.turn(supply_choice(ref_text(d, d.pending["amb"], out), rng), out)
+        ref = ref_text(d, d.pending["amb"], out)
+        its = [j for j in d.pending["later"] if graph.kind(g.plan.nodes[j].tool) == "write" or g.plan.nodes[j].target]
+        again = clause(intent_of(d, its[0], out), rng) if its and rng.random() < 0.5 else ""
+        d.turn(supply_choice(ref, rng, again), out)
         d.pending = {"resolving": True, "later": d.pending["later"]}
     return step(S.SUPPLY, d.cfg, rng)
 
@@ -1439,33 +1459,68 @@ def synthesize(n: int, seed: int = 0, servers: list[str] | None = None, depth_mi
 
 # %% ../nbs/06_synthesis.ipynb #7ba8434c
 def apply_teacher(tasks: list, teacher) -> Counter:
-    "Paraphrase user turns with `teacher` in place, keeping only validated rewrites; returns kept/dropped counts."
+    "Paraphrase user turns with `teacher` in place, keeping only validated rewrites; returns kept/dropped counts (with reasons)."
     cnt = Counter()
     for task in tasks:
         for t in task["turns"]:
             keep = list(dict.fromkeys([m["text"] for m in t["mentions"]] + t["literals"]))
-            new = paraphrase(t["user"], keep, teacher)
-            if new is None:
-                cnt["teacher_dropped"] += 1; continue
-            old, t["user"] = t["user"], new
-            if grounded(task) and all(replay(task)): cnt["teacher_kept"] += 1
-            else: t["user"] = old; cnt["teacher_dropped"] += 1
+            new, why = rewrite(t["user"], keep, teacher)
+            if new is not None:
+                old, t["user"] = t["user"], new
+                if grounded(task) and all(replay(task)): cnt["teacher_kept"] += 1; continue
+                t["user"], why = old, "ungrounded"
+            cnt["teacher_dropped"] += 1; cnt[f"teacher_dropped:{why}"] += 1
     return cnt
 
 # %% ../nbs/06_synthesis.ipynb #18af8831
 def gold_messages(task: dict) -> list[dict]:
-    "The full gold conversation in OpenAI chat format, with tool results from real execution on a fresh world."
+    "The gold conversation exactly as SFT and GRPO see it (OpenAI chat format, tools passed apart), with tool results from real execution on a fresh world."
     w = World.for_task(task)
-    msgs, k = [{"role": "system", "content": render_tools(task["tools"], task["system"])}], 0
-    for t in task["turns"]:
+    msgs = [{"role": "system", "content": task["system"]}] if task.get("system") else []
+    for n, t in enumerate(task["turns"]):
         msgs.append(user_msg(t["user"]))
-        for st in t["gold"]:
-            calls = [ToolCall(c["name"], c["arguments"], f"call_{k + i}") for i, c in enumerate(st)]
-            k += len(st)
+        for k, st in enumerate(t["gold"]):
+            calls = [ToolCall(c["name"], c["arguments"], f"call_{n}_{k}_{i}") for i, c in enumerate(st)]
             msgs.append(assistant_msg("", calls))
             msgs += [tool_msg(c, w.run(c).text) for c in calls]
-        msgs.append(assistant_msg(t["answer"]))
+        msgs.append(assistant_msg(t["answer"] or " ".join(t["answer_facts"]) or "Done."))
     return msgs
+
+# %% ../nbs/06_synthesis.ipynb #c19a0002
+def _grams(text: str, n: int = 5) -> set:
+    w = re.findall(r"[a-z0-9']+", text.lower())
+    return {tuple(w[i:i + n]) for i in range(len(w) - n + 1)}
+
+@lru_cache(maxsize=None)
+def _description_grams(server: str, tool: str) -> frozenset:
+    return frozenset(_grams(load_server(server).tools[tool].schema["function"]["description"]))
+
+def _call_turns(tasks: list) -> list:
+    "(task, turn) of every user turn that carries gold calls."
+    return [(task, t) for task in tasks for t in task["turns"] if t["gold"]]
+
+def leaks_description(task: dict, turn: dict, n: int = 5) -> bool:
+    "Whether a turn's user text contains a run of `n` words of the description of a tool it calls."
+    where = {x: s for s in task["servers"] for x in load_server(s).tools}
+    g = _grams(turn["user"], n)
+    return any(g & _description_grams(where[c["name"]], c["name"]) for st in turn["gold"] for c in st if c["name"] in where)
+
+def masked_wording(turn: dict) -> str:
+    "A turn's user text with its values masked: what is left is the wording."
+    s = turn["user"]
+    for x in sorted({m["text"] for m in turn["mentions"]} | set(turn["literals"]), key=len, reverse=True): s = s.replace(x, "#")
+    return re.sub(r"\d+(?:\.\d+)?", "#", re.sub(r"\b[A-Za-z]+_\d+\b", "#", s))
+
+def description_leak(tasks: list) -> float:
+    "Share of call-bearing user turns that contain a run of five words of a called tool's description."
+    ts = _call_turns(tasks)
+    return sum(leaks_description(a, t) for a, t in ts) / max(len(ts), 1)
+
+def repeated_wording(tasks: list) -> float:
+    "Share of call-bearing user turns whose value-masked wording is also another turn's."
+    ws = [masked_wording(t) for _, t in _call_turns(tasks)]
+    c = Counter(ws)
+    return sum(c[w] > 1 for w in ws) / max(len(ws), 1)
 
 # %% ../nbs/06_synthesis.ipynb #9a7d678b
 def replay_tasks(tasks: list) -> dict:
@@ -1496,7 +1551,8 @@ def dataset_stats(tasks: list) -> dict:
             "servers": by(lambda t: "+".join(t["servers"])), "calls": sum(calls), "calls_per_task": round(sum(calls) / n, 3),
             "tools_of_train_servers": len(all_tools), "tools_in_train": len(in_train & all_tools),
             "tools_missing_from_train": sorted(all_tools - in_train), "split_leaks": split_leaks(tasks),
-            "max_error_rate": max((error_rate(t) for t in tasks), default=0.0)}
+            "max_error_rate": max((error_rate(t) for t in tasks), default=0.0), "description_leak": round(description_leak(tasks), 4),
+            "repeated_wording": round(repeated_wording(tasks), 4)}
 
 _FEATURES = {"id": "string", "servers": ["string"], "seed": "int64", "size": "string", "tools": "string", "system": "string",
              "turns": "string", "deps": "string", "gold_state_hash": "string", "depth": "int64", "category": "string",
@@ -1530,6 +1586,9 @@ entities that exist in the task's seed state, and every conversation was replaye
 execute as recorded and reach `gold_state_hash`.
 
 - seed: {stats["seed"]}; tasks: {stats["n"]}; executable rate {stats["executable_rate"]:.3f}; grounded rate {stats["grounded_rate"]:.3f}
+- requests are written from hand-written user-voice templates per tool: {stats["description_leak"]:.1%} of call-bearing user turns
+  contain five consecutive words of a called tool's description, {stats["repeated_wording"]:.1%} repeat another turn's wording
+  once values are masked
 - categories: {cats}
 - the test split holds out tool combinations: none of them occurs in train ({stats["split_leaks"]} leaks)
 
@@ -1545,11 +1604,22 @@ a list of steps of parallel calls `{{"name", "arguments"}}` (a call marked `expe
 `gold_state_hash`, `depth`, `category`, `structure`, `split`, `states` (the synthesis state machine's path).
 In the `hf/` DatasetDict the nested columns `tools`, `turns`, `deps` and `states` are JSON strings.
 
+## Chat format
+`gold_messages(task)` is the gold conversation exactly as prove_nb's SFT and GRPO tokenize it: OpenAI-style chat
+messages (`system`, `user`, `assistant` with `tool_calls`, `tool`), the system prompt without any tool block. The
+tools are rendered once, by the chat template's `tools=` argument. The target template is ChatML with Qwen2.5-style
+tool calling (`<tools>` in the system turn, `<tool_call>{{"name", "arguments"}}</tool_call>` in assistant turns,
+`<tool_response>` for results): TRL's `qwen2_5_chat_template`, which `prove_nb.rollout.prepare_tokenizer` installs on
+a tokenizer that has no tool-calling template (SmolLM2; Qwen2.5 tokenizers already have it).
+
 ## Loading
 ```python
 from prove_nb.synthesis import load_tasks, gold_messages
+from prove_nb.rollout import load_model
 tasks = load_tasks("tasks.jsonl")          # or: datasets.load_from_disk("hf")
 messages = gold_messages(tasks[0])         # the full gold conversation, tool results included
+model, tok = load_model("smollm2-135m")    # its tokenizer gets the ChatML tool-calling template
+text = tok.apply_chat_template(messages, tools=tasks[0]["tools"], tokenize=False)
 ```
 """
 

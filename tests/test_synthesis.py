@@ -5,9 +5,10 @@ from collections import Counter
 import pytest
 from prove_nb.server import World, load_server
 from prove_nb.toolgraph import Edge, ToolGraph, chains, sample_context, usable_servers
-from prove_nb.synthesis import (S, TRANSITIONS, HANDLERS, SynthConfig, Dedup, apply_teacher, combo, error_rate, gold_calls,
-                                gold_messages, grounded, load_tasks, replay, replay_tasks, split_leaks, step, synthesize,
-                                write_dataset)
+from prove_nb.synthesis import (S, TRANSITIONS, HANDLERS, SynthConfig, Dedup, apply_teacher, combo, description_leak, error_rate,
+                                gold_calls, gold_messages, grounded, leaks_description, load_tasks, masked_wording, replay,
+                                replay_tasks, repeated_wording, split_leaks, step, synthesize, write_dataset)
+from prove_nb.realize import phrasings, phrasing_problems
 
 CFG = SynthConfig(workers=1)
 
@@ -142,7 +143,7 @@ def test_broken_server_is_skipped():
 def test_gold_messages_execute(bank):
     t = next(x for x in bank if len(gold_calls(x)) >= 3 and len(x["turns"]) >= 2)
     msgs = gold_messages(t)
-    assert msgs[0]["role"] == "system" and "<tools>" in msgs[0]["content"]
+    assert msgs[0] == {"role": "system", "content": t["system"]} and "<tools>" not in msgs[0]["content"]
     calls = [c for m in msgs if m["role"] == "assistant" for c in m.get("tool_calls", [])]
     assert [c["function"]["name"] for c in calls] == [c["name"] for c in gold_calls(t)]
     tools = [m for m in msgs if m["role"] == "tool"]
@@ -172,5 +173,54 @@ def test_teacher_is_validated(bank):
     tasks = json.loads(json.dumps(bank[:20]))
     cnt = apply_teacher(tasks, lambda prompt: "Please do it.")                  # drops what the calls depend on
     assert cnt["teacher_dropped"] >= sum(1 for x in bank[:20] for t in x["turns"] if t["mentions"] or t["literals"])
+    assert cnt["teacher_dropped:lost_value"] >= sum(1 for x in bank[:20] for t in x["turns"] if t["mentions"] or t["literals"])
     assert [t["user"] for x in tasks for t in x["turns"] if t["mentions"] or t["literals"]] == \
            [t["user"] for x in bank[:20] for t in x["turns"] if t["mentions"] or t["literals"]]
+
+# Wording: user-voice templates per tool, measured
+
+def test_every_tool_has_user_voice_templates():
+    servers = usable_servers(None)
+    assert sum(len(load_server(s).tools) for s in servers) == 343
+    assert {s: phrasing_problems(s) for s in servers} == {s: [] for s in servers}
+    assert all(len(phrasings(s)[t]) >= 2 for s in servers for t in load_server(s).tools)
+
+def test_requests_read_like_a_user(every, bank):
+    tasks = every[0] + bank
+    asks = [t for x in tasks for t in x["turns"] if t["gold"]]
+    assert description_leak(tasks) < 0.05 and repeated_wording(tasks) < 0.1
+    assert not any(";" in masked_wording(t) for t in asks)          # several requests read as one, not glued clauses
+    fake = {"servers": ["banking"], "turns": [{"user": "Please withdraw money from an open account.", "mentions": [], "literals": [],
+                                                "gold": [[{"name": "withdraw", "arguments": {}}]]}]}
+    assert leaks_description(fake, fake["turns"][0]) and description_leak([fake]) == 1.0
+    twice = json.loads(json.dumps(fake)); twice["turns"] *= 2
+    assert repeated_wording([twice]) == 1.0 and repeated_wording([fake]) == 0.0
+
+def test_gold_messages_are_what_training_sees(bank):
+    from prove_nb.rollout import Limits, gold_policy, rollout
+    for t in [x for x in bank if gold_calls(x)][:10]:
+        assert gold_messages(t) == rollout(t, gold_policy(), Limits(max_steps=12)).messages
+
+def test_teacher_endpoint_end_to_end(tmp_path):
+    "prove synth --teacher against real OpenAI-compatible servers: SmolLM2-135M, and a scripted model whose rewrites half pass."
+    from prove_nb.cli import main
+    from prove_nb.core import assistant_msg
+    from prove_nb.evaluate import policy_from_name, serve_policy
+    from prove_nb.rollout import ScriptedPolicy
+    calls = []
+    def half(task, messages):  # every other rewrite invents a name
+        calls.append(text := messages[-1]["content"].rsplit("Message: ", 1)[1])
+        return assistant_msg("Yo, " + text if len(calls) % 2 else text + " Ask Bob too.")
+    for name, policy in (("smollm2", policy_from_name("smollm2-135m", max_new_tokens=24)), ("scripted", ScriptedPolicy(half))):
+        out = tmp_path / name
+        with serve_policy(policy, port=0, background=True, model=name) as srv:
+            main(["synth", "--n", "3", "--seed", "0", "--servers", "banking", "--out", str(out), "--teacher", srv.url, "--teacher-model", name])
+        stats, tasks = json.loads((out / "stats.json").read_text()), load_tasks(out)
+        gen, turns = stats["generation"], sum(len(t["turns"]) for t in tasks)
+        kept, dropped = gen.get("teacher_kept", 0), gen.get("teacher_dropped", 0)
+        assert gen["config"]["teacher"] and kept + dropped == turns
+        assert dropped == sum(v for k, v in gen.items() if k.startswith("teacher_dropped:"))
+        assert stats["executable_rate"] == stats["grounded_rate"] == 1.0 and all(replay(t) == (True, True) for t in tasks)
+        if name == "scripted":
+            assert kept > 0 and gen["teacher_dropped:invented_name"] > 0
+            assert sum(t["user"].startswith("Yo, ") for x in tasks for t in x["turns"]) == kept

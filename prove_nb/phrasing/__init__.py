@@ -1,0 +1,1 @@
+"User-voice request templates, one module per server: `PHRASES = {tool: (template, ...)}`, read by `prove_nb.realize.phrasings`."

@@ -1,0 +1,20 @@
+"How a bank customer asks for each banking tool. Slots are parameter names; [parts] are said only when their slots have values."
+PHRASES = {
+    "find_customers": ("look up the customer record[ for {name}][ with the email {email}]", "find which customer is[ {name}][ behind {email}]", "pull up our customers[ named {name}][ with email {email}]"),
+    "list_accounts": ("go through the accounts {customer_id} holds[ (just the {type} ones)]", "show me every account {customer_id} has[ of type {type}]", "check which accounts {customer_id} has open[, only {type}]"),
+    "get_account": ("pull up {account_id}", "look at {account_id} for me", "check on {account_id}"),
+    "list_transactions": ("go over the recent activity on {account_id}", "show me what went in and out of {account_id} lately", "look through the latest payments on {account_id}"),
+    "list_payees": ("check who {customer_id} has saved as payees", "show me the people and companies {customer_id} pays", "go through {customer_id}'s saved payees"),
+    "list_cards": ("show me the cards on {account_id}", "check which cards belong to {account_id}", "go over the cards tied to {account_id}"),
+    "list_scheduled_payments": ("check what payments are lined up from {account_id}", "show me the upcoming payments out of {account_id}", "see what's scheduled to leave {account_id}"),
+    "deposit": ("put {amount} into {account_id}", "add {amount} to {account_id}[ with the note {memo}]", "pay {amount} in to {account_id}"),
+    "withdraw": ("take {amount} out of {account_id}", "pull {amount} from {account_id}[, memo {memo}]", "get {amount} in cash out of {account_id}"),
+    "transfer": ("send {amount} from {from_account} over to {to_account}", "shift {amount} out of {from_account} into {to_account}", "move {amount} across from {from_account} to {to_account}[ with the memo {memo}]"),
+    "add_payee": ("set up {name} as a payee for {customer_id} with IBAN {iban}", "save {name} (IBAN {iban}) so {customer_id} can pay them", "register a new payee {name}, IBAN {iban}, for {customer_id}"),
+    "pay_payee": ("pay {payee_id} {amount} from {account_id}", "send {amount} to {payee_id} out of {account_id}[, memo {memo}]", "settle {amount} with {payee_id} using {account_id}"),
+    "lock_card": ("freeze {card_id}[ because of {reason}]", "block {card_id} for now", "put a hold on {card_id}[ - reason: {reason}]"),
+    "unlock_card": ("unfreeze {card_id}", "turn {card_id} back on", "lift the block on {card_id}"),
+    "schedule_payment": ("set up a payment of {amount} to {payee_id} from {account_id} on {date}", "pay {payee_id} {amount} out of {account_id} on {date}", "arrange for {amount} to go to {payee_id} from {account_id} on {date}"),
+    "cancel_scheduled_payment": ("call off {payment_id}", "stop {payment_id} from going out", "drop {payment_id}, it's not needed anymore"),
+    "open_account": ("set up a {type} account for {customer_id}[ in {currency}][ called {nickname}]", "open a fresh {type} account in {customer_id}'s name", "get {customer_id} a new {type} account[ nicknamed {nickname}]"),
+}

@@ -1,0 +1,20 @@
+"How a calendar user asks for each calendar tool. Slots are parameter names; [parts] are said only when their slots have values."
+PHRASES = {
+    "search_calendar_users": ("look up a colleague[ called {query}][ in {department}]", "find the person[ named {query}][ from {department}]"),
+    "list_calendars": ("show me the calendars[ that {owner_id} owns][ of kind {kind}][ matching {query}]", "check which calendars there are[ for {owner_id}][ ({kind})][ with {query} in the name]"),
+    "list_calendar_events": ("show me what's on[ {calendar_id}][ for {attendee_id}][ from {start_date}][ until {end_date}][ about {query}]", "check what's scheduled[ on {calendar_id}][ with {attendee_id}][ between {start_date}][ and {end_date}][ matching {query}]"),
+    "get_calendar_event": ("pull up the details of {event_id}", "tell me about {event_id}", "look at {event_id} for me"),
+    "get_free_busy": ("check when {person_ids} are busy on {date}", "see how booked up {person_ids} are on {date}"),
+    "find_meeting_slots": ("find a time on {date} that works for {person_ids}[ for {duration_minutes} minutes]", "see when {person_ids} could all meet on {date}[ for {duration_minutes} minutes]"),
+    "list_event_invitations": ("show me what {person_id} has been invited to[ ({response} ones)]", "check the invites waiting for {person_id}", "go through {person_id}'s invitations"),
+    "create_calendar_event": ("put {title} on {calendar_id} from {start} to {end}[ with {attendee_ids}][ at {location}]", "book {title} in {calendar_id}, {start} until {end}[, at {location}]", "add an event {title} to {calendar_id} running {start} to {end}[ and invite {attendee_ids}]"),
+    "create_recurring_calendar_event": ("set up {title} on {calendar_id}, repeating {frequency} from {first_start}, {duration_minutes} minutes long, {occurrences} times", "add a repeating {title} to {calendar_id}: {frequency}, first one at {first_start}, {duration_minutes} minutes, {occurrences} times[ with {attendee_ids}]"),
+    "reschedule_calendar_event": ("move {event_id} to {new_start}[ ending {new_end}]", "push {event_id} to {new_start}[ until {new_end}]", "shift {event_id} so it starts at {new_start}"),
+    "update_calendar_event_details": ("change the details of {event_id}[: call it {title}][, hold it at {location}][, description {description}]", "edit {event_id}[ so the title is {title}][ and the place is {location}][ with the note {description}]"),
+    "cancel_calendar_event": ("call off {event_id}", "cancel {event_id} altogether", "scrap {event_id}"),
+    "cancel_event_occurrence": ("skip {event_id} on {date}", "drop just the {date} session of {event_id}", "cancel {event_id} for {date} only"),
+    "invite_to_calendar_event": ("add {person_ids} to {event_id}", "invite {person_ids} to {event_id} too", "get {person_ids} on the guest list for {event_id}"),
+    "remove_calendar_event_attendee": ("take {person_id} off {event_id}", "uninvite {person_id} from {event_id}", "drop {person_id} from the guest list of {event_id}"),
+    "respond_to_event_invitation": ("answer {invitation_id} with {response}", "reply {response} to {invitation_id}", "set my answer to {invitation_id} as {response}"),
+    "set_working_hours": ("make {person_id}'s hours {work_start} to {work_end} on {work_days}", "update {person_id} to work {work_days}, {work_start}-{work_end}", "change when {person_id} is available: {work_days} from {work_start} to {work_end}"),
+}

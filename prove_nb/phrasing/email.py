@@ -1,0 +1,20 @@
+"How a mail user asks for each email tool. Slots are parameter names; [parts] are said only when their slots have values."
+PHRASES = {
+    "list_mailboxes": ("show me the inboxes[ for {query}]", "look up the mailbox[ of {query}]"),
+    "search_emails": ("look through {mailbox_id}[ for {query}][ in {folder}][ from {from_address}][ tagged {label_id}]", "dig up mail in {mailbox_id}[ about {query}][ in the {folder} folder][ sent by {from_address}][ with {label_id}]"),
+    "get_email": ("open {message_id}", "pull up {message_id} in full", "show me {message_id}"),
+    "get_email_thread": ("show me the whole conversation in {thread_id}", "pull up every message of {thread_id}"),
+    "list_email_labels": ("show me the labels in {mailbox_id}", "check which labels {mailbox_id} uses"),
+    "list_email_contacts": ("go through the contacts saved in {mailbox_id}[ matching {query}]", "look at the address book of {mailbox_id}[ for {query}]"),
+    "list_mailbox_files": ("show me the files I can attach from {mailbox_id}[ matching {query}]", "check which attachments are available in {mailbox_id}[ like {query}]"),
+    "create_email_draft": ("draft a note from {mailbox_id} to {to} with the subject {subject}[ saying {body}][, cc {cc}][, attaching {attachment_ids}]", "start an email in {mailbox_id} to {to} about {subject}[: {body}][ and copy {cc}]"),
+    "attach_file_to_draft": ("attach {file_id} to {message_id}", "add {file_id} to the draft {message_id}", "put {file_id} on {message_id} as an attachment"),
+    "send_email_draft": ("send off {message_id}", "go ahead and send {message_id}", "send {message_id} now"),
+    "reply_to_email": ("answer {message_id} with {body}", "write back to {message_id} saying {body}", "reply {body} to {message_id}"),
+    "forward_email": ("pass {message_id} on to {to}[ with the note {note}]", "forward {message_id} over to {to}", "send {message_id} along to {to}[ - {note}]"),
+    "move_email_to_folder": ("file {message_id} under {folder}", "put {message_id} in {folder}", "move {message_id} over to {folder}"),
+    "label_email": ("tag {message_id} with {label_id}[ ({action})]", "put {label_id} on {message_id}"),
+    "create_email_label": ("make a new label {name} in {mailbox_id}[ colored {color}]", "add a {name} label to {mailbox_id}"),
+    "save_email_contact": ("save {email} as a contact in {mailbox_id}[ as {name}][ from {company}]", "add {email} to the address book of {mailbox_id}[, name {name}][, company {company}]"),
+    "mark_emails_read": ("mark {message_ids} as read", "flag {message_ids} as seen[ (read: {is_read})]", "clear the unread status on {message_ids}"),
+}

@@ -1,0 +1,20 @@
+"How a hungry diner asks for each food delivery tool. Slots are parameter names; [parts] are said only when their slots have values."
+PHRASES = {
+    "search_restaurants": ("find me somewhere to eat[ in {city}][ serving {cuisine}][ like {query}][ that delivers to {address_id}]", "look for restaurants[ with {cuisine} food][ called {query}][ in {city}][ near {address_id}]"),
+    "get_restaurant_menu": ("show me what {restaurant_id} serves[ in {category}][ that's {dietary}]", "pull up the menu at {restaurant_id}[ - {category}][, {dietary} only]", "check what I can order from {restaurant_id}"),
+    "find_diners": ("look up the diner[ {name}][ with the email {email}]", "find the account[ of {name}][ for {email}]"),
+    "list_delivery_addresses": ("show me where {diner_id} gets food delivered", "check the saved addresses of {diner_id}"),
+    "list_food_carts": ("show me what's sitting in {diner_id}'s carts", "check {diner_id}'s open carts"),
+    "list_food_orders": ("show me {diner_id}'s past orders[ that are {status}]", "go through what {diner_id} has ordered[ ({status})]", "check {diner_id}'s order history"),
+    "get_food_order": ("check on {order_id}", "pull up the details of {order_id}", "tell me what's in {order_id}"),
+    "create_food_cart": ("start an order for {diner_id} from {restaurant_id}", "open a new basket at {restaurant_id} for {diner_id}"),
+    "add_dish_to_cart": ("add {menu_item_id} to {cart_id}[, {quantity} of them][ - {notes}]", "put[ {quantity}] {menu_item_id} in {cart_id}", "throw {menu_item_id} into {cart_id}[ with the note {notes}]"),
+    "update_cart_item_quantity": ("change {menu_item_id} in {cart_id} to {quantity}", "make it {quantity} of {menu_item_id} in {cart_id}", "set {cart_id} to have {quantity} {menu_item_id}"),
+    "apply_food_promo_code": ("use the code {code} on {cart_id}", "apply {code} to {cart_id}", "knock some money off {cart_id} with {code}"),
+    "place_food_order": ("check out {cart_id} and send it to {address_id}[, paying by {payment_method}][ with a {tip} tip]", "order {cart_id} for delivery to {address_id}[ and tip {tip}]"),
+    "cancel_food_order": ("cancel {order_id}", "call off {order_id}, I changed my mind", "stop {order_id} before they start cooking"),
+    "advance_food_order": ("move {order_id} along to its next stage", "update {order_id} to the next status", "push {order_id} forward"),
+    "rate_food_order": ("give {order_id} {stars} stars[ and say {comment}]", "rate {order_id} {stars} out of 5[: {comment}]"),
+    "add_delivery_address": ("save {street}, {city} as {diner_id}'s {label} address[ - {instructions}]", "add a {label} address for {diner_id}: {street} in {city}"),
+    "reorder_food_order": ("order {order_id} again", "repeat {order_id}", "get the same thing as {order_id} again"),
+}

@@ -1,0 +1,23 @@
+"How a developer asks for each issue tracker tool. Slots are parameter names; [parts] are said only when their slots have values."
+PHRASES = {
+    "list_tracker_projects": ("show me our projects[ matching {query}]", "check which projects there are[ like {query}]"),
+    "find_tracker_users": ("look up the user[ {query}]", "find the teammate[ {query}]"),
+    "list_project_members": ("show me who's on {project_id}[ as {role}]", "check the team of {project_id}[ - {role}s]"),
+    "search_tracker_issues": ("look through the issues[ in {project_id}][ that are {status}][ assigned to {assignee_id}][ tagged {label_id}][ in {milestone_id}][ with {priority} priority][ about {text}]", "find tickets[ in {project_id}][ with status {status}][ owned by {assignee_id}][ labelled {label_id}][ for {milestone_id}][ at {priority} priority][ mentioning {text}]"),
+    "get_tracker_issue": ("pull up {issue_id}", "show me everything on {issue_id}", "open {issue_id} for me"),
+    "list_project_labels": ("show me the labels in {project_id}", "check which tags {project_id} uses"),
+    "list_project_milestones": ("show me the milestones of {project_id}[ that are {status}]", "check how {project_id}'s milestones are going"),
+    "create_tracker_issue": ("file a {issue_type} in {project_id} from {reporter_id} called {title}[ at {priority} priority][: {description}]", "open a ticket in {project_id} titled {title} ({issue_type}), reported by {reporter_id}[, priority {priority}]"),
+    "assign_tracker_issue": ("give {issue_id} to {assignee_id}", "put {assignee_id} on {issue_id}", "assign {issue_id} to {assignee_id}"),
+    "set_issue_priority": ("bump {issue_id} to {priority} priority", "make {issue_id} {priority} priority", "change how urgent {issue_id} is to {priority}"),
+    "start_issue_progress": ("mark {issue_id} as being worked on", "start work on {issue_id}", "move {issue_id} to in progress"),
+    "submit_issue_for_review": ("send {issue_id} for review", "put {issue_id} up for review", "mark {issue_id} ready for review"),
+    "close_tracker_issue": ("close {issue_id} as {resolution}, acting as {actor_id}", "have {actor_id} resolve {issue_id} with {resolution}", "wrap up {issue_id} ({resolution}) on behalf of {actor_id}"),
+    "reopen_tracker_issue": ("reopen {issue_id} as {actor_id} because {reason}", "have {actor_id} open {issue_id} again - {reason}"),
+    "add_issue_comment": ("post {body} on {issue_id} as {author_id}", "have {author_id} comment {body} on {issue_id}", "leave a note on {issue_id} from {author_id}: {body}"),
+    "apply_issue_label": ("tag {issue_id} with {label_id}", "put {label_id} on {issue_id}", "label {issue_id} as {label_id}"),
+    "create_project_milestone": ("add a milestone {title} to {project_id} due {due_date}, as {actor_id}", "have {actor_id} set up {title} in {project_id} for {due_date}"),
+    "set_issue_milestone": ("plan {issue_id} for {milestone_id}", "put {issue_id} into {milestone_id}", "target {issue_id} at {milestone_id}"),
+    "link_tracker_issues": ("mark {source_issue_id} as {kind} {target_issue_id}", "connect {source_issue_id} to {target_issue_id} ({kind})", "record that {source_issue_id} {kind} {target_issue_id}"),
+    "add_project_member": ("have {actor_id} add {user_id} to {project_id} as {role}", "bring {user_id} onto {project_id} as a {role}, on behalf of {actor_id}"),
+}

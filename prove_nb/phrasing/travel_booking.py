@@ -1,0 +1,23 @@
+"How a traveller asks for each travel booking tool. Slots are parameter names; [parts] are said only when their slots have values."
+PHRASES = {
+    "search_flights": ("find me a flight from {origin} to {destination}[ on {date}][ in {cabin}][ under {max_fare}]", "look for flights {origin} to {destination}[ on {date}][, {cabin} class][, max {max_fare}]"),
+    "get_flight_details": ("tell me about {flight_id}", "check the details of {flight_id}", "look up {flight_id}"),
+    "get_seat_map": ("show me the free seats on {flight_id}[ in {cabin}]", "check which seats are open on {flight_id}[ ({cabin})]"),
+    "search_hotels": ("find a hotel in {city} from {check_in} to {check_out}[ for {rooms} rooms][ with {min_stars}+ stars][ under {max_nightly_rate} a night]", "look for somewhere to stay in {city}, {check_in} to {check_out}[, {rooms} rooms][, at most {max_nightly_rate} per night]"),
+    "find_travelers": ("look up the traveller[ {name}][ with the email {email}]", "find the passenger profile[ of {name}][ for {email}]"),
+    "get_traveler_profile": ("pull up {traveler_id}'s profile", "check {traveler_id}'s travel details"),
+    "list_flight_bookings": ("show me {traveler_id}'s flights[ that are {status}]", "check which flights {traveler_id} is booked on[ ({status})]"),
+    "list_hotel_bookings": ("show me {traveler_id}'s hotel stays[ that are {status}]", "check where {traveler_id} is booked to stay"),
+    "list_itineraries": ("show me {traveler_id}'s trips", "go through {traveler_id}'s itineraries"),
+    "quote_flight_change": ("tell me what it'd cost to switch {booking_id} to {new_flight_id}", "price out moving {booking_id} onto {new_flight_id}"),
+    "book_flight": ("get {traveler_id} a seat on {flight_id}[ in {cabin}][ on a {fare_class} fare]", "book {traveler_id} onto {flight_id}[, {cabin}][, {fare_class}]"),
+    "select_seat": ("put {booking_id} in seat {seat}", "pick {seat} for {booking_id}", "grab seat {seat} on {booking_id}"),
+    "add_checked_bags": ("add {bags} bags to {booking_id}", "check {bags} suitcases on {booking_id}"),
+    "change_flight": ("move {booking_id} to {new_flight_id}", "switch {booking_id} over to {new_flight_id}", "rebook {booking_id} onto {new_flight_id}"),
+    "cancel_flight_booking": ("cancel {booking_id}", "call off {booking_id}", "drop {booking_id}, the trip's off"),
+    "book_hotel": ("book {hotel_id} for {traveler_id} from {check_in} to {check_out}[, {rooms} rooms]", "reserve {hotel_id} for {traveler_id}, checking in {check_in} and out {check_out}"),
+    "cancel_hotel_booking": ("cancel {booking_id}", "call off the stay {booking_id}", "drop {booking_id}"),
+    "update_passport": ("update {traveler_id}'s passport to {passport_number}, {nationality}, valid until {expiry_date}", "save {traveler_id}'s new {nationality} passport {passport_number} expiring {expiry_date}"),
+    "link_loyalty_account": ("add {traveler_id}'s {airline} frequent-flyer number {number}", "connect {traveler_id}'s miles account {number} with {airline}"),
+    "create_itinerary": ("bundle {flight_booking_ids}[ and {hotel_booking_ids}] into a trip {name} for {traveler_id}", "make {traveler_id} an itinerary called {name} with {flight_booking_ids}[ plus {hotel_booking_ids}]"),
+}

@@ -1,0 +1,23 @@
+"How a driver asks for each vehicle tool. Slots are parameter names; [parts] are said only when their slots have values."
+PHRASES = {
+    "list_vehicles": ("show me the cars[ of {owner}][ that run on {fuel_type}]", "check which vehicles there are[ for {owner}][ ({fuel_type})]"),
+    "get_vehicle_status": ("check on {vehicle_id}", "tell me how {vehicle_id} is doing", "give me a status report on {vehicle_id}"),
+    "check_tire_pressure": ("check the tyres on {vehicle_id}", "see if {vehicle_id}'s tires need air"),
+    "search_navigation_places": ("find somewhere to drive to[ like {query}][ - a {category}][ in {city}]", "look up destinations[ called {query}][ ({category})][ in {city}]"),
+    "list_vehicle_trips": ("show me where {vehicle_id} has been driven lately", "go through {vehicle_id}'s trip log"),
+    "estimate_drive_to_place": ("tell me how long it'd take {vehicle_id} to get to {place_id}", "check whether {vehicle_id} can make it to {place_id}"),
+    "lock_vehicle_doors": ("lock[ the {doors} doors of] {vehicle_id}", "lock up {vehicle_id}[ ({doors})]"),
+    "unlock_vehicle_doors": ("unlock[ the {doors} doors of] {vehicle_id}", "open up {vehicle_id}[ ({doors})]"),
+    "set_vehicle_window": ("put the {position} window of {vehicle_id} at {open_percent} percent", "open the {position} window on {vehicle_id} to {open_percent}%"),
+    "set_brake_pedal": ("set the brake on {vehicle_id} to pressed: {pressed}", "work the brake of {vehicle_id} (pressed {pressed})"),
+    "start_vehicle_engine": ("start {vehicle_id}", "fire up {vehicle_id}", "get {vehicle_id}'s engine running"),
+    "stop_vehicle_engine": ("turn off {vehicle_id}", "shut {vehicle_id}'s engine off", "kill the engine on {vehicle_id}"),
+    "set_climate_control": ("put {vehicle_id}'s climate on {mode}[ at {temperature_c} degrees][, fan {fan_speed}]", "set the AC in {vehicle_id} to {mode}[, {temperature_c} C]"),
+    "set_vehicle_headlights": ("put {vehicle_id}'s lights on {mode}", "switch the headlights of {vehicle_id} to {mode}"),
+    "set_cruise_control": ("set cruise on {vehicle_id} (enabled {enabled})[ at {speed_kmh} km/h]", "change {vehicle_id}'s cruise control to {enabled}[ at {speed_kmh}]"),
+    "set_navigation_destination": ("navigate {vehicle_id} to {place_id}", "set {vehicle_id}'s GPS for {place_id}", "point {vehicle_id}'s sat-nav at {place_id}"),
+    "drive_to_destination": ("drive {vehicle_id} where the sat-nav says", "take {vehicle_id} to its destination", "head off in {vehicle_id} to the programmed spot"),
+    "refuel_vehicle": ("put {liters} liters in {vehicle_id}", "fill {vehicle_id} up with {liters} litres"),
+    "charge_vehicle_battery": ("charge {vehicle_id} to {target_percent} percent", "top up {vehicle_id}'s battery to {target_percent}%"),
+    "inflate_tire": ("pump the {position} tire of {vehicle_id} to {pressure_psi} psi", "bring {vehicle_id}'s {position} tyre up to {pressure_psi} psi"),
+}
