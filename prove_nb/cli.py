@@ -64,10 +64,13 @@ def cmd_demo(args):
 
 # %% ../nbs/99_cli.ipynb #db12bb66
 def cmd_synth(args):
-    from prove_nb.synthesis import synthesize, write_dataset
-    t = time.perf_counter()
-    tasks = synthesize(args.n, args.seed, args.servers.split(",") if args.servers else None, args.depth_min, args.depth_max)
-    stats = write_dataset(tasks, args.out, args.seed, time.perf_counter() - t)
+    from prove_nb.realize import openai_teacher
+    from prove_nb.synthesis import SynthConfig, synthesize, write_dataset
+    if args.teacher and not args.teacher_model: sys.exit("prove synth: --teacher needs --teacher-model")
+    cfg = SynthConfig(teacher=openai_teacher(args.teacher, args.teacher_model) if args.teacher else None)
+    t, report = time.perf_counter(), {}
+    tasks = synthesize(args.n, args.seed, args.servers.split(",") if args.servers else None, args.depth_min, args.depth_max, config=cfg, report=report)
+    stats = write_dataset(tasks, args.out, args.seed, time.perf_counter() - t, {k: v for k, v in report.items() if k != "servers"})
     print(json.dumps(stats))
 
 def cmd_replay(args):
@@ -157,6 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--n", type=int, default=1000); s.add_argument("--seed", type=int, default=0)
     s.add_argument("--out", required=True); s.add_argument("--servers", default="")
     s.add_argument("--depth-min", type=int, default=0); s.add_argument("--depth-max", type=int, default=6)
+    s.add_argument("--teacher", default="", help="base URL of an OpenAI-compatible endpoint whose model paraphrases user turns (validated)")
+    s.add_argument("--teacher-model", default="", help="the model name to ask the --teacher endpoint for")
     s.set_defaults(fn=cmd_synth)
     s = sub.add_parser("replay", help="replay gold calls on fresh sessions")
     s.add_argument("--tasks", required=True); s.add_argument("--json", action="store_true")
