@@ -7,12 +7,12 @@ from __future__ import annotations
 import argparse, json, os, sys, time
 from pathlib import Path
 
-from .server import load_server, server_names, serve
+from .server import ServeLimits, load_server, server_names, serve
 
 # %% auto #0
-__all__ = ['servers_info', 'cmd_servers', 'cmd_serve', 'demo_mcp_session', 'cmd_demo', 'cmd_synth', 'cmd_replay', 'cmd_score',
-           'train_tasks', 'resolve_model', 'cmd_train', 'cmd_eval', 'cmd_orchestrate', 'cmd_ebench', 'build_parser',
-           'main']
+__all__ = ['servers_info', 'cmd_servers', 'add_serve_args', 'cmd_serve', 'demo_mcp_session', 'cmd_demo', 'cmd_synth',
+           'cmd_replay', 'cmd_score', 'train_tasks', 'resolve_model', 'cmd_train', 'cmd_eval', 'cmd_orchestrate',
+           'cmd_ebench', 'build_parser', 'main']
 
 # %% ../nbs/99_cli.ipynb #8adf941e
 def servers_info() -> list[dict]:
@@ -27,7 +27,32 @@ def cmd_servers(args):
         print(f"{len(info)} servers, {sum(i['tools'] for i in info)} tools")
 
 # %% ../nbs/99_cli.ipynb #deaada6a
-def cmd_serve(args): serve(args.name, args.transport, args.port, args.seed, args.size, args.host)
+def add_serve_args(s: argparse.ArgumentParser):
+    "The options of `prove serve`: transport, world, access (admin, token, session ids, remote hosts) and limits."
+    d = ServeLimits()
+    s.add_argument("name")
+    s.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    s.add_argument("--port", type=int, default=8765)
+    s.add_argument("--host", default="127.0.0.1", help="address to bind; a non-loopback one needs --allow-remote and --token")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--size", default="small", choices=["tiny", "small", "medium", "large"])
+    s.add_argument("--admin", action="store_true", help="answer the session-admin tools (prove_session_*), for orchestrators")
+    s.add_argument("--admin-token", default=os.environ.get("PROVE_ADMIN_TOKEN"), help="answer admin tools only to calls carrying this token (default: $PROVE_ADMIN_TOKEN)")
+    s.add_argument("--token", default=os.environ.get("PROVE_TOKEN"), help="HTTP: bearer token every request must carry (default: $PROVE_TOKEN)")
+    s.add_argument("--require-session", action="store_true", help="refuse calls without a session id instead of using the shared 'default' session")
+    s.add_argument("--allow-remote", action="store_true", help="HTTP: allow a non-loopback --host (needs --token)")
+    s.add_argument("--allowed-host", action="append", default=[], help="HTTP: another host name the Host/Origin checks let in (repeatable)")
+    s.add_argument("--max-sessions", type=int, default=d.max_sessions, help="prove sessions kept at most")
+    s.add_argument("--idle-expiry", type=float, default=d.idle_expiry, help="seconds after which an unused prove session is closed")
+    s.add_argument("--call-timeout", type=float, default=d.call_timeout, help="seconds a tool call may take")
+    s.add_argument("--transport-sessions", type=int, default=d.transport_sessions, help="HTTP: open MCP transport sessions at most")
+    s.add_argument("--transport-idle", type=float, default=d.transport_idle, help="HTTP: seconds after which an idle transport session is closed")
+
+def cmd_serve(args):
+    limits = ServeLimits(args.max_sessions, args.idle_expiry, args.call_timeout, args.transport_sessions, args.transport_idle)
+    try: serve(args.name, args.transport, args.port, args.seed, args.size, args.host, args.admin_token or args.admin, limits,
+               args.require_session, args.token, args.allow_remote, args.allowed_host)
+    except ValueError as e: sys.exit(f"prove serve: {e}")
 
 # %% ../nbs/99_cli.ipynb #c842ce7e
 def demo_mcp_session(server: str = "banking") -> dict:
@@ -36,7 +61,7 @@ def demo_mcp_session(server: str = "banking") -> dict:
     from mcp import StdioServerParameters
     from prove_nb.server import MCPToolClient
     from mcp.client.stdio import stdio_client
-    params = StdioServerParameters(command=sys.executable, args=["-c", "from prove_nb.cli import main; main()", "serve", server])
+    params = StdioServerParameters(command=sys.executable, args=["-c", "from prove_nb.cli import main; main()", "serve", server, "--admin"])
     errlog = sys.stderr
     try: errlog.fileno()
     except (AttributeError, OSError, ValueError): errlog = open(os.devnull, "w")  # a notebook's captured stderr has no file
@@ -146,12 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(fn=cmd_servers)
     s = sub.add_parser("serve", help="serve one server over MCP")
-    s.add_argument("name")
-    s.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    s.add_argument("--port", type=int, default=8765)
-    s.add_argument("--host", default="127.0.0.1")
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--size", default="small", choices=["tiny", "small", "medium", "large"])
+    add_serve_args(s)
     s.set_defaults(fn=cmd_serve)
     s = sub.add_parser("demo", help="run the main job at a small scale")
     s.add_argument("--out", default="runs/demo"); s.add_argument("--scale", default="small", choices=["small", "tiny"])

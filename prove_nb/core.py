@@ -173,7 +173,7 @@ def value_errors(v, s: dict, where: str) -> list[str]:
     if t is not None:
         ts = t if isinstance(t, list) else [t]
         if not any(_type_ok(v, x) for x in ts):
-            return [f"parameter '{where}' must be {' or '.join(ts)}, got {_jtype(v)} {json.dumps(v, default=str)[:40]}"]
+            return [f"parameter '{where}' must be {' or '.join(ts)}, got " + ("null" if v is None else f"{_jtype(v)} {json.dumps(v, default=str)[:40]}")]
     if "enum" in s and v not in s["enum"]:
         errs.append(f"parameter '{where}' must be one of {s['enum']}, got {json.dumps(v, default=str)[:40]}")
     if isinstance(v, (int, float)) and not isinstance(v, bool):

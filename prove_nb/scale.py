@@ -12,7 +12,7 @@ from typing import Callable
 import prove_nb.rollout as _rollout
 from .rollout import Limits, Reply, prepare_tokenizer, render_prompt, rollout_batch
 from .grpo import LORA_TARGETS, JsonlLogger, episode_reward, grpo_dataset, make_rollout_func, plot_metrics, task_prompt
-from .server import MCPToolClient, ToolResult, unknown_tool_error
+from .server import MCPToolClient, ToolResult, new_session_id, unknown_tool_error
 
 # %% auto #0
 __all__ = ['QWEN3_4B', 'deepspeed_options', 'check_accelerate_config', 'multi_gpu_args', 'cpu_check_config', 'MCPPool',
@@ -87,9 +87,8 @@ class MCPPool:
 
     def admin(self, server: str, op: str, session: str, **args):
         "A session-admin operation (create, hash, diff, close, ...) on `server`."
-        r = self.call(server, f"prove_session_{op}", {"session": session, **args}, session)
-        if not r.ok: raise RuntimeError(f"{server}: {op} {session}: {r.error}")
-        return r.content
+        try: return self.run(self.clients[server].admin(op, session, **args))
+        except RuntimeError as e: raise RuntimeError(f"{server}: {op} {session}: {e}") from None
 
     def close(self):
         self.loop.call_soon_threadsafe(self.stop.set)
@@ -103,12 +102,10 @@ class MCPPool:
 # %% ../nbs/11_scale.ipynb #e28eb780
 class RemoteWorld:
     "A `World` whose sessions live on shared MCP servers: the same calls, results and hash, one fresh session per world."
-    _ids = itertools.count()
-
     def __init__(self, pool: MCPPool, servers, seed: int = 0, size: str = "small"):
         if size != pool.size: raise ValueError(f"the servers hold '{pool.size}' worlds; this task needs '{size}'")
         self.pool, self.servers, self.seed, self.size = pool, [servers] if isinstance(servers, str) else list(servers), seed, size
-        self.sid = f"r{os.environ.get('RANK', '0')}-{os.getpid()}-{next(self._ids)}"
+        self.sid = new_session_id()  # 128 random bits: no other client can guess it
         for n in self.servers: pool.admin(n, "create", self.sid, seed=seed)
         self.route = {t: n for n in self.servers for t in pool.tools[n]}
 
@@ -166,7 +163,7 @@ def serve_http(names, port: int | None = None, size: str = "small", seed: int = 
     "Serve `names` over streamable HTTP in subprocesses; yields `{name: url}`."
     ports = [port + i for i in range(len(names))] if port else [free_port() for _ in names]
     cmd = [sys.executable, "-c", "from prove_nb.cli import main; main()", "serve"]
-    procs = [subprocess.Popen(cmd + [n, "--transport", "http", "--port", str(p), "--size", size, "--seed", str(seed)],
+    procs = [subprocess.Popen(cmd + [n, "--transport", "http", "--port", str(p), "--size", size, "--seed", str(seed), "--admin"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for n, p in zip(names, ports)]
     try:
         for p in ports: wait_port(p)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_server.ipynb #e815c118
 from __future__ import annotations
-import hashlib, importlib, inspect, json, pkgutil, re, types, typing
+import hashlib, hmac, importlib, inspect, json, logging, os, pkgutil, re, secrets, signal, sys, threading, time, types, typing
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Annotated, Any, Callable, Literal, Union, get_args, get_origin
@@ -13,10 +13,12 @@ from .core import Validator, ToolCall
 from .state import State, StateError, TableSpec, fill_state, thaw
 
 # %% auto #0
-__all__ = ['DEFAULT_NOW', 'SESSION_KEY', 'ADMIN_KEY', 'Entity', 'type_schema', 'doc_parts', 'function_to_schema', 'ToolError',
-           'ToolSpec', 'ToolResult', 'ToolServer', 'unknown_tool_error', 'Session', 'server_names', 'load_server',
-           'all_tools', 'example_arguments', 'working_read_call', 'World', 'SessionManager', 'to_mcp', 'admin_tools',
-           'serve', 'MCPToolClient']
+__all__ = ['DEFAULT_NOW', 'SESSION_KEY', 'ADMIN_KEY', 'DEFAULT_SESSION', 'LOOPBACK', 'Entity', 'type_schema', 'doc_parts',
+           'function_to_schema', 'ToolError', 'ToolSpec', 'ToolResult', 'ToolServer', 'unknown_tool_error', 'CallLimit',
+           'Session', 'server_names', 'load_server', 'all_tools', 'example_arguments', 'working_read_call', 'World',
+           'new_session_id', 'ServeLimits', 'SessionLimitError', 'SessionManager', 'run_limited', 'to_mcp',
+           'admin_schema', 'admin_ops', 'http_security', 'bearer_guard', 'check_host', 'http_app', 'rpc_error',
+           'CheckedLines', 'serve_stdio', 'serve', 'MCPToolClient']
 
 # %% ../nbs/02_server.ipynb #71fbd966
 @dataclass(frozen=True)
@@ -170,20 +172,38 @@ def unknown_tool_error(name: str, names) -> str:
     near = difflib.get_close_matches(str(name), list(names), 1)
     return f"unknown tool '{name}'" + (f" (did you mean '{near[0]}'?)" if near else "")
 
+class CallLimit:
+    "One call's time budget: whoever settles first wins, the worker keeping its writes (`commit`) or the server giving up (`abandon`)."
+    def __init__(self, seconds: float):
+        self.seconds, self.state, self.result, self._lock, self.done = seconds, "running", None, threading.Lock(), threading.Event()
+
+    def _settle(self, to: str, unless: str) -> bool:
+        with self._lock:
+            if self.state == unless: return False
+            self.state = to
+            return True
+
+    def commit(self) -> bool: return self._settle("committed", "abandoned")
+    def abandon(self) -> bool: return self._settle("abandoned", "committed")
+    def error(self, name: str) -> str: return f"{name} exceeded the per-call time limit of {self.seconds:g} s; nothing changed"
+
 class Session:
     "One isolated, forkable world of a server."
     def __init__(self, server: ToolServer, state: State, sid: str = "default", seed: int = 0, size: str = "small"):
         self.server, self.state, self.id, self.seed, self.size = server, state, sid, seed, size
+        self.lock, self.used = threading.Lock(), time.monotonic()
 
-    def call(self, name: str, arguments: dict | None = None) -> ToolResult:
-        "Validate and run one tool call atomically; never raises."
+    def call(self, name: str, arguments: dict | None = None, limit: CallLimit | None = None) -> ToolResult:
+        "Validate and run one tool call atomically (its writes undone if `limit` was given up on meanwhile); never raises."
         spec = self.server.tools.get(name)
         if spec is None: return ToolResult(False, error=unknown_tool_error(name, self.server.tools))
         args = {} if arguments is None else arguments
         errs = spec.validator.errors(args)
         if errs: return ToolResult(False, error="; ".join(errs))
         try:
-            with self.state.atomic(): out = spec.fn(self.state, **spec.coerce(args))
+            with self.state.atomic():
+                out = spec.fn(self.state, **spec.coerce(args))
+                if limit and not limit.commit(): raise ToolError(limit.error(name))
         except (ToolError, StateError) as e: return ToolResult(False, error=str(e))
         except Exception as e: return ToolResult(False, error=f"{name} failed: {type(e).__name__}: {e}")
         return ToolResult(True, thaw(out))
@@ -272,104 +292,254 @@ class World:
 # %% ../nbs/02_server.ipynb #03a1b91a
 SESSION_KEY = "prove/session"
 ADMIN_KEY = "prove/admin"
+DEFAULT_SESSION = "default"
+
+def new_session_id() -> str:
+    "A fresh, unguessable session id (128 random bits)."
+    return secrets.token_hex(16)
+
+@dataclass
+class ServeLimits:
+    "Bounds of a shared server: prove sessions kept and their idle expiry (s), time per call (s), and HTTP transport sessions and their idle expiry (s)."
+    max_sessions: int = 4096
+    idle_expiry: float = 3600.0
+    call_timeout: float = 10.0
+    transport_sessions: int = 512
+    transport_idle: float = 900.0
+
+class SessionLimitError(Exception):
+    "No room for another session."
 
 class SessionManager:
-    "Sessions of one server by id; unknown ids start from the seed state."
-    def __init__(self, server: ToolServer, seed: int = 0, size: str = "small"):
-        self.server, self.seed, self.size, self.sessions = server, seed, size, {}
+    "Sessions of one server by id, least recently used first; unknown ids start from the seed state; idle ones expire; at most `max_sessions`."
+    def __init__(self, server: ToolServer, seed: int = 0, size: str = "small", limits: ServeLimits | None = None):
+        self.server, self.seed, self.size, self.limits = server, seed, size, limits or ServeLimits()
+        self.sessions: dict[str, Session] = {}
+        self.lock = threading.RLock()
 
-    def get(self, sid: str = "default") -> Session:
-        s = self.sessions.get(sid)
-        if s is None: s = self.sessions[sid] = self.server.session(self.seed, self.size, sid)
-        return s
+    def expire(self, now: float | None = None) -> int:
+        "Close the sessions unused for longer than the idle expiry; how many."
+        cutoff, gone = (time.monotonic() if now is None else now) - self.limits.idle_expiry, []
+        with self.lock:
+            for sid, s in self.sessions.items():
+                if s.used >= cutoff: break
+                gone.append(sid)
+            for sid in gone: del self.sessions[sid]
+        return len(gone)
+
+    def _put(self, sid: str, s: Session) -> Session:
+        with self.lock:
+            old = self.sessions.pop(sid, None)
+            if old is None and self.expire() == 0 and len(self.sessions) >= self.limits.max_sessions:
+                raise SessionLimitError(f"too many open sessions ({len(self.sessions)}); close some with prove_session_close or raise --max-sessions")
+            s.used = time.monotonic()
+            self.sessions[sid] = s
+            return s
+
+    def get(self, sid: str = DEFAULT_SESSION) -> Session:
+        "The session `sid` (a new one from the seed if unknown), marked as just used."
+        with self.lock:
+            s = self.sessions.get(sid)
+            return self._put(sid, s or self.server.session(self.seed, self.size, sid))
 
     def create(self, sid: str, seed: int | None = None) -> Session:
         "A fresh session `sid` from the seed (replacing any session of that id)."
-        s = self.sessions[sid] = self.server.session(self.seed if seed is None else seed, self.size, sid)
-        return s
+        return self._put(sid, self.server.session(self.seed if seed is None else seed, self.size, sid))
 
-    def fork(self, source: str, target: str) -> Session:
-        s = self.sessions[target] = self.get(source).fork(target)
-        return s
+    def fork(self, source: str, target: str) -> Session: return self._put(target, self.get(source).fork(target))
 
-    def close(self, sid: str) -> bool: return self.sessions.pop(sid, None) is not None
+    def close(self, sid: str) -> bool:
+        with self.lock: return self.sessions.pop(sid, None) is not None
 
-def _session_id(ctx) -> str:
-    meta = ctx.request_context.meta if ctx is not None else None
-    sid = meta.get(SESSION_KEY) if meta else None
-    return str(sid) if sid else "default"
+# %% ../nbs/02_server.ipynb #a15mcp01
+def _meta(ctx) -> dict:
+    m = getattr(ctx, "meta", None)
+    return m if isinstance(m, dict) else {}
 
-def _sdk_tool(name: str, description: str, parameters: dict, py_params: list, handler, meta=None):
-    "An SDK `Tool` whose input schema is `parameters`; `handler(ctx, arguments)` runs it."
-    from mcp.server.mcpserver import Context
-    from mcp.server.mcpserver.tools.base import Tool
-    params = [inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)] + py_params
-    async def run(ctx, **kw): return handler(ctx, kw)
-    run.__signature__ = inspect.Signature(params)
-    run.__annotations__ = {p.name: p.annotation for p in params}
-    t = Tool.from_function(run, name=name, description=description, structured_output=False, meta=meta)
-    return t.model_copy(update={"parameters": parameters})
+def _worker(session: Session, fn: Callable, limit: CallLimit, name: str) -> ToolResult:
+    "Run `fn(session, limit)` holding the session's lock, unless the server gave up waiting before its turn; record the result on `limit`."
+    try:
+        with session.lock:
+            limit.result = ToolResult(False, error=limit.error(name)) if limit.state == "abandoned" else fn(session, limit)
+    finally: limit.done.set()
+    return limit.result
 
-def _py_params(spec: ToolSpec) -> list:
-    "The tool function's parameters (state excluded) as keyword-only parameters."
-    hints = typing.get_type_hints(spec.fn, include_extras=True)
-    return [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, annotation=hints[p.name], default=p.default)
-            for p in list(inspect.signature(spec.fn).parameters.values())[1:]]
+async def run_limited(session: Session, fn: Callable, seconds: float, name: str) -> ToolResult:
+    "`fn(session, limit)` in a worker thread, so the event loop keeps serving other sessions; an error result after `seconds`."
+    import anyio
+    limit = CallLimit(seconds)
+    with anyio.move_on_after(seconds):
+        return await anyio.to_thread.run_sync(_worker, session, fn, limit, name, abandon_on_cancel=True)
+    if limit.abandon(): return ToolResult(False, error=limit.error(name))
+    await anyio.to_thread.run_sync(limit.done.wait)  # it kept its writes just in time: report what it did
+    return limit.result
 
-def to_mcp(server: ToolServer, seed: int = 0, size: str = "small"):
-    "An official-SDK `MCPServer` serving `server`, with per-request sessions and admin tools."
-    from mcp.server import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError as SDKToolError
-    mgr = SessionManager(server, seed, size)
-    def tool_handler(name):
-        def h(ctx, kw):
-            r = mgr.get(_session_id(ctx)).call(name, kw)
-            if not r.ok: raise SDKToolError(r.error)
-            return r.text
-        return h
-    tools = [_sdk_tool(n, spec.schema["function"]["description"], spec.schema["function"]["parameters"], _py_params(spec), tool_handler(n))
-             for n, spec in server.tools.items()]
-    tools += admin_tools(mgr)
-    srv = MCPServer(server.name, instructions=server.description, tools=tools, log_level="WARNING")
-    srv.prove_sessions = mgr
+def _result(r: ToolResult):
+    import mcp_types as mt
+    return mt.CallToolResult(content=[mt.TextContent(type="text", text=r.text if r.ok else r.error)], is_error=not r.ok)
+
+def to_mcp(server: ToolServer, seed: int = 0, size: str = "small", admin: bool | str = False, limits: ServeLimits | None = None,
+           require_session: bool = False):
+    "A low-level SDK `Server` for `server`: raw arguments go through `Session.call`; admin tools only when `admin` (True, or a token calls must carry)."
+    from mcp.server import Server
+    import mcp_types as mt
+    mgr = SessionManager(server, seed, size, limits)
+    listed = [mt.Tool(name=n, description=s.schema["function"]["description"], input_schema=s.schema["function"]["parameters"])
+              for n, s in server.tools.items()]
+    ops = admin_ops(mgr) if admin else {}
+
+    async def list_tools(ctx, params): return mt.ListToolsResult(tools=listed)
+
+    async def call_tool(ctx, params):
+        meta, name, args = _meta(ctx), params.name, params.arguments
+        sid = meta.get(SESSION_KEY)
+        if name in ops:
+            if isinstance(admin, str) and not hmac.compare_digest(str(meta.get(ADMIN_KEY, "")), admin):
+                return _result(ToolResult(False, error=f"{name} needs this server's admin token in _meta['{ADMIN_KEY}']"))
+            return _result(await ops[name](args or {}))
+        if sid is None and require_session:
+            return _result(ToolResult(False, error=f"this server needs a session id in _meta['{SESSION_KEY}']"))
+        try: session = mgr.get(str(sid or DEFAULT_SESSION))
+        except SessionLimitError as e: return _result(ToolResult(False, error=str(e)))
+        return _result(await run_limited(session, lambda s, lim: s.call(name, args, lim), mgr.limits.call_timeout, name))
+
+    srv = Server(server.name, instructions=server.description, on_list_tools=list_tools, on_call_tool=call_tool)
+    srv.prove_sessions, srv.prove_admin = mgr, admin
     return srv
 
 # %% ../nbs/02_server.ipynb #0e84b14e
-def admin_tools(mgr: SessionManager) -> list:
-    "The hidden session-administration tools for an MCP server."
-    ops = {
-        "create": (lambda a: {"session": mgr.create(a["session"], a.get("seed")).id}, "Create (or recreate) a session from the seed.", ("seed",)),
-        "fork":   (lambda a: {"session": mgr.fork(a["session"], a["target"]).id}, "Fork a session into a new id `target`.", ("target",)),
-        "reset":  (lambda a: {"session": a["session"], "reset": mgr.get(a["session"]).reset() is None}, "Reset a session to the seed.", ()),
-        "hash":   (lambda a: {"session": a["session"], "hash": mgr.get(a["session"]).hash()}, "Canonical hash of a session's state.", ()),
-        "diff":   (lambda a: mgr.get(a["session"]).diff(), "Diff of a session's state against the seed.", ()),
-        "close":  (lambda a: {"closed": mgr.close(a["session"])}, "Close a session.", ()),
-    }
-    types_ = {"session": str, "target": str, "seed": int | None}
-    out = []
-    for op, (fn, desc, extra) in ops.items():
-        names = ("session",) + extra
-        schema = {"type": "object", "properties": {n: {"type": "integer" if n == "seed" else "string"} for n in names},
-                  "required": [n for n in names if n != "seed"]}
-        py = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, annotation=types_[n], default=None if n == "seed" else inspect.Parameter.empty) for n in names]
-        handler = lambda ctx, kw, fn=fn: json.dumps(fn({k: v for k, v in kw.items() if v is not None}), default=str)
-        out.append(_sdk_tool(f"prove_session_{op}", desc, schema, py, handler, meta={ADMIN_KEY: True}))
-    return out
+_ADMIN = {  # op: (what it does, extra parameters, run(manager, session id, arguments))
+    "create": ("Create (or recreate) a session from the seed.", ("seed",), lambda m, sid, a: {"session": m.create(sid, a.get("seed")).id}),
+    "fork":   ("Fork a session into a new id `target`.", ("target",), lambda m, sid, a: {"session": m.fork(sid, a["target"]).id}),
+    "reset":  ("Reset a session to the seed.", (), lambda m, sid, a: {"session": sid, "reset": m.get(sid).reset() is None}),
+    "hash":   ("Canonical hash of a session's state.", (), lambda m, sid, a: {"session": sid, "hash": m.get(sid).hash()}),
+    "diff":   ("Diff of a session's state against the seed.", (), lambda m, sid, a: m.get(sid).diff()),
+    "close":  ("Close a session.", (), lambda m, sid, a: {"closed": m.close(sid)}),
+}
+
+def admin_schema(op: str) -> dict:
+    "The tool schema of the admin operation `op` (its arguments go through the same `Validator` as every tool's)."
+    desc, extra, _ = _ADMIN[op]
+    props = {"session": {"type": "string"}, **{n: {"type": "integer" if n == "seed" else "string"} for n in extra}}
+    return {"type": "function", "function": {"name": f"prove_session_{op}", "description": desc, "parameters": {
+        "type": "object", "properties": props, "required": [n for n in props if n != "seed"], "additionalProperties": False}}}
+
+def admin_ops(mgr: SessionManager) -> dict:
+    "The session-administration tools, never listed: {tool name: async handler(arguments)}, each run in a worker thread."
+    import anyio
+    def handler(op):
+        name, validator, run = f"prove_session_{op}", Validator(admin_schema(op)), _ADMIN[op][2]
+        async def h(args):
+            if errs := validator.errors(args): return ToolResult(False, error="; ".join(errs))
+            def work():
+                sid = args["session"]
+                try:
+                    if op in ("create", "close"): return ToolResult(True, run(mgr, sid, args))
+                    with mgr.get(sid).lock: return ToolResult(True, run(mgr, sid, args))  # waits for a running call of that session
+                except SessionLimitError as e: return ToolResult(False, error=str(e))
+            return await anyio.to_thread.run_sync(work)
+        return h
+    return {f"prove_session_{op}": handler(op) for op in _ADMIN}
 
 # %% ../nbs/02_server.ipynb #3ba4575c
-def serve(name: str, transport: str = "stdio", port: int = 8765, seed: int = 0, size: str = "small", host: str = "127.0.0.1"):
-    "Serve the server `name` over MCP (`stdio` or `http`) until stopped."
-    srv = to_mcp(load_server(name), seed, size)
-    if transport == "stdio": srv.run("stdio")
-    elif transport == "http": srv.run("streamable-http", host=host, port=port)
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+def http_security(host: str = "127.0.0.1", names=()):
+    "Host/Origin checks (DNS-rebinding protection) that let in the loopback names, `host` and `names`, on any port."
+    from mcp.server.transport_security import TransportSecuritySettings
+    hosts = [f"[{h}]" if ":" in h else h for h in dict.fromkeys([*LOOPBACK, host, *names])]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=[x for h in hosts for x in (h, f"{h}:*")],
+                                     allowed_origins=[x for h in hosts for p in ("http", "https") for x in (f"{p}://{h}", f"{p}://{h}:*")])
+
+def bearer_guard(app, token: str):
+    "An ASGI app that answers 401 to any HTTP request without `Authorization: Bearer <token>`."
+    want = f"Bearer {token}".encode()
+    async def guarded(scope, receive, send):
+        if scope["type"] == "http" and not hmac.compare_digest(dict(scope["headers"]).get(b"authorization", b""), want):
+            await send({"type": "http.response.start", "status": 401, "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")]})
+            return await send({"type": "http.response.body", "body": b"missing or wrong bearer token"})
+        await app(scope, receive, send)
+    return guarded
+
+def check_host(host: str, allow_remote: bool = False, token: str | None = None):
+    "Refuse a non-loopback `host` unless remote serving is asked for explicitly and guarded by a token."
+    if host in LOOPBACK: return
+    if not allow_remote: raise ValueError(f"{host} is not a loopback address; serving other machines needs --allow-remote and --token")
+    if not token: raise ValueError(f"serving on {host} needs a bearer token (--token or PROVE_TOKEN)")
+
+def http_app(srv, limits: ServeLimits | None = None, host: str = "127.0.0.1", names=(), token: str | None = None):
+    "The streamable-HTTP ASGI app of `srv`: the transport's session limits, Host/Origin checks for `host` and `names`, a bearer token if given."
+    limits = limits or ServeLimits()
+    app = srv.streamable_http_app(session_idle_timeout=limits.transport_idle, max_sessions=limits.transport_sessions,
+                                  transport_security=http_security(host, names), host=host)
+    return bearer_guard(app, token) if token else app
+
+# %% ../nbs/02_server.ipynb #a15std01
+def rpc_error(line: str):
+    "The JSON-RPC error reply to a stdin line that is not a JSON-RPC message (id null when none can be read), or None."
+    import mcp_types as mt
+    if not line.strip(): return None
+    try: mt.jsonrpc_message_adapter.validate_json(line, by_name=False); return None
+    except ValueError: pass
+    try: obj = json.loads(line)
+    except ValueError: return mt.JSONRPCError(jsonrpc="2.0", id=None, error=mt.ErrorData(code=-32700, message="Parse error: the line is not JSON"))
+    rid = obj.get("id") if isinstance(obj, dict) else None
+    rid = rid if isinstance(rid, (int, str)) and not isinstance(rid, bool) else None
+    return mt.JSONRPCError(jsonrpc="2.0", id=rid, error=mt.ErrorData(code=-32600, message="Invalid Request: not a JSON-RPC 2.0 request, response or notification"))
+
+class CheckedLines:
+    "stdin lines for the SDK's stdio reader; a malformed one is answered with a JSON-RPC error instead of passed on."
+    def __init__(self, lines):
+        import anyio
+        self.lines, self.reply, self.ready = lines, None, anyio.Event()
+
+    async def __aiter__(self):
+        from mcp.shared.message import SessionMessage
+        async for line in self.lines:
+            if (err := rpc_error(line)) is None:
+                if line.strip(): yield line
+                continue
+            await self.ready.wait()
+            await self.reply.send(SessionMessage(err))
+
+async def serve_stdio(srv):
+    "Serve `srv` over this process's stdin and stdout."
+    import io, anyio
+    from mcp.server.stdio import stdio_server
+    lines = CheckedLines(anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")))
+    async with stdio_server(stdin=lines) as (read, write):
+        lines.reply = write
+        lines.ready.set()
+        await srv.run(read, write, srv.create_initialization_options())
+
+def serve(name: str, transport: str = "stdio", port: int = 8765, seed: int = 0, size: str = "small", host: str = "127.0.0.1",
+          admin: bool | str = False, limits: ServeLimits | None = None, require_session: bool = False, token: str | None = None,
+          allow_remote: bool = False, names=()):
+    "Serve the server `name` over MCP (`stdio` or `http`) until stopped; Ctrl-C stops a stdio server at once."
+    srv = to_mcp(load_server(name), seed, size, admin, limits, require_session)
+    if transport == "stdio":
+        signal.signal(signal.SIGINT, lambda *_: os._exit(130))  # the SDK reads stdin in a thread that no cancellation reaches
+        import anyio
+        anyio.run(serve_stdio, srv)
+    elif transport == "http":
+        import uvicorn
+        check_host(host, allow_remote, token)
+        app = http_app(srv, limits, host, names, token)
+        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)).run()
     else: raise ValueError(f"unknown transport '{transport}' (use stdio or http)")
 
 # %% ../nbs/02_server.ipynb #d4a34a12
 class MCPToolClient:
-    "An async MCP client bound to one session id of a prove server."
-    def __init__(self, target, session: str = "default"):
+    "An async MCP client bound to one session id of a prove server (a fresh random one unless given)."
+    def __init__(self, target, session: str | None = None, token: str | None = None, admin_token: str | None = None):
         from mcp import Client
-        self.client, self.session = Client(target), session
+        token = token or os.environ.get("PROVE_TOKEN")
+        if token and isinstance(target, str) and target.startswith("http"):
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+            target = streamable_http_client(target, http_client=httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}))
+        self.client, self.session = Client(target), session or new_session_id()
+        self.admin_token = admin_token or os.environ.get("PROVE_ADMIN_TOKEN")
 
     async def __aenter__(self):
         await self.client.__aenter__()
@@ -378,21 +548,27 @@ class MCPToolClient:
     async def __aexit__(self, *exc): return await self.client.__aexit__(*exc)
 
     async def tools(self) -> list[dict]:
-        "OpenAI-style schemas of the model-visible tools."
+        "OpenAI-style schemas of the server's tools (admin tools are never listed)."
         res = await self.client.list_tools()
         return [{"type": "function", "function": {"name": t.name, "description": t.description or "", "parameters": t.input_schema}}
-                for t in res.tools if not (t.meta or {}).get(ADMIN_KEY)]
+                for t in res.tools]
 
     async def call(self, name: str, arguments: dict | None = None, session: str | None = None) -> ToolResult:
         "Call a tool in this client's session (or `session`)."
-        r = await self.client.call_tool(name, arguments or {}, meta={SESSION_KEY: session or self.session})
+        r = await self.client.call_tool(name, {} if arguments is None else arguments, meta={SESSION_KEY: session or self.session})
         text = "".join(getattr(c, "text", "") for c in r.content)
-        if r.is_error: return ToolResult(False, error=re.sub(r"^Error executing tool \S+: ", "", text))
+        if r.is_error: return ToolResult(False, error=text)
         try: return ToolResult(True, json.loads(text))
         except ValueError: return ToolResult(True, text)
 
-    async def admin(self, op: str, **args) -> Any:
-        "Run a session-admin operation (create, fork, reset, hash, diff, close)."
-        r = await self.call(f"prove_session_{op}", {"session": self.session, **args})
-        if not r.ok: raise RuntimeError(r.error)
-        return r.content
+    async def admin(self, op: str, session: str | None = None, **args) -> Any:
+        "Run a session-admin operation (create, fork, reset, hash, diff, close) on this client's session (or `session`)."
+        import mcp_types as mt
+        sid = session or self.session
+        params = mt.CallToolRequestParams(name=f"prove_session_{op}", arguments={"session": sid, **args},
+                                          _meta={SESSION_KEY: sid, ADMIN_KEY: self.admin_token or ""})
+        # sent as a plain request: `call_tool` would re-list the tools before each result of a tool that is never listed
+        r = await self.client.session.send_request(mt.CallToolRequest(params=params), mt.CallToolResult)
+        text = "".join(getattr(c, "text", "") for c in r.content)
+        if r.is_error: raise RuntimeError(text)
+        return json.loads(text)

@@ -63,7 +63,7 @@ SERVERS=$("$PY" -c 'import json, sys; print(" ".join(sorted({s for l in open(sys
 echo "[2/3] MCP servers over HTTP from port $MCP_PORT: $SERVERS"
 MAP="{" PORT=$MCP_PORT
 for s in $SERVERS; do
-  prove serve "$s" --transport http --port "$PORT" --size "$SIZE" > "$OUT/logs/mcp-$s.log" 2>&1 &
+  prove serve "$s" --transport http --port "$PORT" --size "$SIZE" --admin > "$OUT/logs/mcp-$s.log" 2>&1 &
   PIDS+=($!)
   MAP+="\"$s\": \"http://127.0.0.1:$PORT/mcp\", "
   PORT=$((PORT + 1))

@@ -8,10 +8,12 @@ w on a file to change it; only a file's owner may chmod it; chown and quotas nee
 user refuses changes by the others; the files a user owns may not exceed the user's quota; non-empty directories are
 removed only recursively; neither the working directory nor anything above it can be removed.
 """
-import difflib, fnmatch, hashlib, json, re
+import difflib, fnmatch, hashlib, json, re, time
 from collections import deque
 from datetime import datetime, timedelta
 from typing import Annotated, Literal
+
+import regex  # like re, but a search can be given a time limit and releases the GIL
 
 from prove_nb.server import Entity, ToolError, ToolServer
 from prove_nb.state import TableSpec, thaw
@@ -550,6 +552,17 @@ def read_file_tail(st, path: NodePath, lines: int = 10):
     """
     return _edge(st, path, lines, True)
 
+MAX_PATTERN, SEARCH_SECONDS = 500, 2.0  # a search's pattern size and matching time are bounded
+
+def _compile(pattern: str, ignore_case: bool, is_regex: bool):
+    try: return regex.compile(pattern if is_regex else regex.escape(pattern), regex.IGNORECASE if ignore_case else 0)
+    except (regex.error, OverflowError, RecursionError) as e: raise ToolError(f"invalid regular expression '{pattern}': {e}")
+
+def _search(rx, line: str, deadline: float) -> bool:
+    "Whether `rx` matches in `line`; a ToolError once the search's time is spent."
+    try: return rx.search(line, timeout=max(deadline - time.monotonic(), 1e-3), concurrent=True) is not None
+    except TimeoutError: raise ToolError(f"the regular expression took longer than the {SEARCH_SECONDS:g} s a search may take; simplify it") from None
+
 @server.read(produces="node")
 def search_file_contents(st, pattern: str, path: NodePath = ".", ignore_case: bool = False, regex: bool = False,
                          max_results: int = 50):
@@ -563,9 +576,9 @@ def search_file_contents(st, pattern: str, path: NodePath = ".", ignore_case: bo
         max_results: Maximum number of matching lines (1 to 500).
     """
     if not pattern: raise ToolError("pattern must not be empty")
+    if len(pattern) > MAX_PATTERN: raise ToolError(f"pattern has {len(pattern)} characters; at most {MAX_PATTERN}")
     _in_range(max_results, 1, 500, "max_results")
-    try: rx = re.compile(pattern if regex else re.escape(pattern), re.IGNORECASE if ignore_case else 0)
-    except re.error as e: raise ToolError(f"invalid regular expression '{pattern}': {e}")
+    rx = _compile(pattern, ignore_case, regex)
     me = _me(st)
     node = _get(st, me, path)
     if node["kind"] == "dir":
@@ -575,11 +588,11 @@ def search_file_contents(st, pattern: str, path: NodePath = ".", ignore_case: bo
         _allow(me, node, "r", "read")
         _text_of(node)
         files = [node]
-    out = []
+    out, deadline = [], time.monotonic() + SEARCH_SECONDS
     for f in files:
         if f["binary"] or not _access(me, f) & 4: continue
         for n, line in enumerate(f["content"].splitlines(), 1):
-            if rx.search(line): out.append({"path": f["path"], "line_number": n, "line": line})
+            if _search(rx, line, deadline): out.append({"path": f["path"], "line_number": n, "line": line})
             if len(out) >= max_results: return out
     return out
 
