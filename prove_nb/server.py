@@ -17,8 +17,9 @@ __all__ = ['DEFAULT_NOW', 'SESSION_KEY', 'ADMIN_KEY', 'DEFAULT_SESSION', 'LOOPBA
            'function_to_schema', 'ToolError', 'ToolSpec', 'ToolResult', 'ToolServer', 'unknown_tool_error', 'CallLimit',
            'Session', 'server_names', 'load_server', 'all_tools', 'example_arguments', 'working_read_call', 'World',
            'new_session_id', 'ServeLimits', 'SessionLimitError', 'SessionManager', 'run_limited', 'to_mcp',
-           'admin_schema', 'admin_ops', 'http_security', 'bearer_guard', 'check_host', 'http_app', 'rpc_error',
-           'CheckedLines', 'serve_stdio', 'serve', 'MCPToolClient']
+           'admin_schema', 'admin_ops', 'http_security', 'bearer_guard', 'check_host', 'idlest_session',
+           'evicting_manager', 'http_app', 'OneLineDisconnects', 'quiet_disconnects', 'rpc_error', 'CheckedLines',
+           'serve_stdio', 'serve', 'MCPToolClient']
 
 # %% ../nbs/02_server.ipynb #71fbd966
 @dataclass(frozen=True)
@@ -467,12 +468,51 @@ def check_host(host: str, allow_remote: bool = False, token: str | None = None):
     if not allow_remote: raise ValueError(f"{host} is not a loopback address; serving other machines needs --allow-remote and --token")
     if not token: raise ValueError(f"serving on {host} needs a bearer token (--token or PROVE_TOKEN)")
 
+def idlest_session(transports: dict) -> str | None:
+    "The id of the transport session idle longest (none while a request is in flight or a stream open on each)."
+    idle = {sid: t.idle_scope.deadline for sid, t in transports.items() if t.idle_scope is not None and t.idle_scope.deadline < float("inf")}
+    return min(idle, key=idle.get) if idle else None
+
+def evicting_manager(srv, limits: ServeLimits, security):
+    "The SDK's streamable-HTTP session manager, except that at its session limit it closes the idlest session rather than refuse every new client."
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    class EvictingSessionManager(StreamableHTTPSessionManager):
+        def _admit_session(self, requestor):
+            if len(self._server_instances) >= self.max_sessions and (sid := idlest_session(self._server_instances)):
+                self._server_instances.pop(sid).idle_scope.cancel()  # its server task ends and terminates the transport
+                self._session_owners.pop(sid, None)
+            return super()._admit_session(requestor)
+    return EvictingSessionManager(srv, security_settings=security, session_idle_timeout=limits.transport_idle, max_sessions=limits.transport_sessions)
+
 def http_app(srv, limits: ServeLimits | None = None, host: str = "127.0.0.1", names=(), token: str | None = None):
-    "The streamable-HTTP ASGI app of `srv`: the transport's session limits, Host/Origin checks for `host` and `names`, a bearer token if given."
-    limits = limits or ServeLimits()
-    app = srv.streamable_http_app(session_idle_timeout=limits.transport_idle, max_sessions=limits.transport_sessions,
-                                  transport_security=http_security(host, names), host=host)
+    "The streamable-HTTP ASGI app of `srv` at /mcp: bounded transport sessions, Host/Origin checks for `host` and `names`, a bearer token if given."
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+    from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+    mgr = evicting_manager(srv, limits or ServeLimits(), http_security(host, names))
+    app = Starlette(routes=[Route("/mcp", endpoint=StreamableHTTPASGIApp(mgr))], lifespan=lambda app: mgr.run())
     return bearer_guard(app, token) if token else app
+
+# %% ../nbs/02_server.ipynb #a15qui01
+_DISCONNECTS = ("ClientDisconnect", "ClosedResourceError", "BrokenResourceError", "EndOfStream", "CancelledError")
+
+def _leaves(e):
+    "The exceptions inside an exception group (or `e` itself)."
+    subs = getattr(e, "exceptions", None)
+    return [x for sub in subs for x in _leaves(sub)] if isinstance(subs, tuple) else [e]
+
+class OneLineDisconnects(logging.Filter):
+    "Logs a request the client aborted as one line instead of a traceback."
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None and all(type(x).__name__ in _DISCONNECTS for x in _leaves(exc)):
+            record.msg, record.args = f"{record.getMessage()}: the client went away ({type(_leaves(exc)[0]).__name__})", ()
+            record.exc_info = record.exc_text = None
+        return True
+
+def quiet_disconnects(names=("mcp.server.streamable_http", "mcp.server.streamable_http_manager", "uvicorn.error")):
+    "Install `OneLineDisconnects` on the HTTP transport's loggers."
+    for n in names: logging.getLogger(n).addFilter(OneLineDisconnects())
 
 # %% ../nbs/02_server.ipynb #a15std01
 def rpc_error(line: str):
@@ -525,6 +565,7 @@ def serve(name: str, transport: str = "stdio", port: int = 8765, seed: int = 0, 
         import uvicorn
         check_host(host, allow_remote, token)
         app = http_app(srv, limits, host, names, token)
+        quiet_disconnects()
         uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)).run()
     else: raise ValueError(f"unknown transport '{transport}' (use stdio or http)")
 

@@ -280,3 +280,33 @@ def test_session_cap_and_idle_expiry():
             assert mgr.expire(time.monotonic() + 3601) == 2 and mgr.sessions == {}
             assert (await a.call("get_account", {"account_id": "acc_0001"}, session="c")).ok
     anyio.run(go)
+
+def test_aborted_http_request_logs_one_line():
+    "A client that hangs up in the middle of a request body leaves one log line, not a traceback."
+    srv = http_server("banking")
+    with srv as url:
+        H = {"Accept": "application/json, text/event-stream"}
+        r = httpx.post(url, json=INIT, headers=H)
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        with socket.create_connection(("127.0.0.1", int(url.split(":")[2].split("/")[0]))) as s:
+            s.sendall((f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: {H['Accept']}\r\nContent-Type: application/json\r\n"
+                       f"mcp-session-id: {r.headers['mcp-session-id']}\r\nContent-Length: {len(body)}\r\n\r\n{body[:10]}").encode())
+        async def still_serving():
+            async with MCPToolClient(url) as c: return (await c.call("get_account", {"account_id": "acc_0001"})).ok
+        assert anyio.run(still_serving)
+    lines = [l for l in srv.stderr.splitlines() if l.strip()]
+    assert lines == ["Error handling POST request: the client went away (ClientDisconnect)"], srv.stderr[-2000:]
+
+def test_abandoned_initialisations_do_not_lock_clients_out():
+    "Past --transport-sessions, the idlest transport session is closed for a new client instead of answering 503."
+    H = {"Accept": "application/json, text/event-stream"}
+    with http_server("banking", "--transport-sessions", "4") as url:
+        ids = [httpx.post(url, json=INIT, headers=H).headers["mcp-session-id"] for _ in range(10)]
+        async def served():
+            async with MCPToolClient(url) as c: return (await c.call("get_account", {"account_id": "acc_0001"})).ok
+        assert anyio.run(served)
+        old = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                         headers={**H, "mcp-session-id": ids[0], "mcp-protocol-version": "2025-06-18"})
+        new = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                         headers={**H, "mcp-session-id": ids[-1], "mcp-protocol-version": "2025-06-18"})
+        assert (old.status_code, new.status_code) == (404, 200)
