@@ -4,7 +4,7 @@
 
 # %% ../nbs/13_orchestration.ipynb #ffdca168
 from __future__ import annotations
-import json, random, re, time
+import json, math, random, re, time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
@@ -705,15 +705,8 @@ class ScoredReply(Reply):
 class LogProbPolicy(HFPolicy):
     "An `HFPolicy` whose replies carry `confidence`: the geometric-mean probability of their generated tokens."
     def act(self, convs, tools, tasks):
-        import torch
-        out, n = self.generate(convs, tools, output_scores=True, return_dict_in_generate=True)
-        logp = self.model.compute_transition_scores(out.sequences, out.scores, normalize_logits=True)
-        res = []
-        for row, lp in zip(out.sequences[:, n:], logp):
-            keep = (row != self.tok.pad_token_id) & torch.isfinite(lp)
-            ids = row[keep].tolist()
-            res.append(ScoredReply(self.reply(ids), len(ids), float(lp[keep].mean().exp()) if keep.any() else 0.0))
-        return res
+        return [ScoredReply(self.reply(g.ids), len(g.ids), math.exp(sum(g.logprobs) / len(g.logprobs)) if g.logprobs else 0.0)
+                for g in self.generate(convs, tools)]
 
 def base_policy(model, samples: int = 1, max_new_tokens: int = 128):
     "The policy a model name stands for (a policy object is returned as it is)."

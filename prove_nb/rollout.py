@@ -15,7 +15,8 @@ from .server import World, ToolResult
 # %% auto #0
 __all__ = ['SMOLLM2', 'Limits', 'clip_result', 'CallRecord', 'Trajectory', 'Reply', 'Policy', 'ScriptedPolicy', 'gold_reply',
            'gold_policy', 'noop_policy', 'execute', 'system_messages', 'rollout_batch', 'rollout', 'cache_dir',
-           'smollm2_path', 'prepare_tokenizer', 'load_model', 'chat_view', 'render_prompt', 'HFPolicy', 'OpenAIPolicy']
+           'smollm2_path', 'prepare_tokenizer', 'load_model', 'chat_view', 'render_prompt', 'Generation',
+           'common_prefix', 'CachedLM', 'HFPolicy', 'OpenAIPolicy']
 
 # %% ../nbs/08_rollout.ipynb #8606d24e
 @dataclass
@@ -53,6 +54,7 @@ class Trajectory:
     gen_tokens: int = 0
     seconds: float = 0.0
     final_hash: str = ""
+    world: Any = field(default=None, repr=False, compare=False)  # the world the calls ran on, for scoring without a replay
 
     @property
     def n_calls(self) -> int: return len(self.calls)
@@ -138,7 +140,7 @@ def rollout_batch(tasks: list[dict], policy, limits: Limits = Limits(), progress
                 tr.messages.append(user_msg(task["turns"][nxt]["user"]))
                 still.append(i); continue
             tr.stop = tr.stop or ("answered" if nxt >= len(task["turns"]) else "turn_limit")
-            tr.final_hash, tr.seconds = worlds[i].hash(), time.perf_counter() - t0
+            tr.world, tr.final_hash, tr.seconds = worlds[i], worlds[i].hash(), time.perf_counter() - t0
             bar.update(1)
         active = still
     bar.close()
@@ -219,28 +221,135 @@ def render_prompt(tok, messages: list, tools: list) -> str:
     "The model's text prompt for the next assistant message."
     return tok.apply_chat_template(chat_view(messages), tools=tools or None, add_generation_prompt=True, tokenize=False)
 
+# %% ../nbs/08_rollout.ipynb #39fe33f1
+@dataclass
+class Generation:
+    "Token ids a `CachedLM` generated for one prompt (ending with end-of-turn when it stopped), with their log-probs."
+    ids: list
+    logprobs: list = field(default_factory=list)
+
+def common_prefix(a, b) -> int:
+    "Length of the longest common prefix of two id sequences."
+    import numpy as np
+    n = min(len(a), len(b))
+    if n == 0: return 0
+    neq = np.flatnonzero(np.asarray(a[:n]) != np.asarray(b[:n]))
+    return int(neq[0]) if len(neq) else n
+
+def _take(cache, idx):
+    "A new cache holding rows `idx` of `cache` (a row may repeat)."
+    from transformers import DynamicCache
+    out = DynamicCache()
+    for i, layer in enumerate(cache.layers): out.update(layer.keys.index_select(0, idx), layer.values.index_select(0, idx), i)
+    return out
+
+class CachedLM:
+    "Batched sampling from a causal LM that keeps each row's key/value cache: a prompt extending an earlier prompt and its reply reads only its new tokens."
+    def __init__(self, model, tok, max_cache_tokens: int = 8192, min_reuse: float = 0.5):
+        self.model, self.tok, self.max_cache_tokens, self.min_reuse = model, tok, max_cache_tokens, min_reuse
+        self.reset()
+
+    def reset(self):
+        "Forget every cached row."
+        self.rows, self.cols, self.cache, self.mask = [], [], None, None
+        self.read = self.reused = 0  # prompt tokens read vs served from the cache, since creation
+
+    def _match(self, prompt) -> tuple[int, int]:
+        "(row, shared length) of the cached row sharing the longest prefix with `prompt`; (-1, 0) when none shares enough."
+        best = max(((common_prefix(r, prompt), i) for i, r in enumerate(self.rows)), default=(0, -1))
+        n = min(best[0], len(prompt) - 1)  # the last prompt token is always read: its logits start the reply
+        return (best[1], n) if n >= self.min_reuse * len(prompt) else (-1, 0)
+
+    def _prefill(self, ids, mask, pos, cache, rows):
+        "Read the new tokens of `rows` in chunks that bound attention memory; (logits of each row's last token, their cache)."
+        import torch
+        from transformers import DynamicCache
+        B, W = ids.shape[0], mask.shape[1]
+        step = max(1, int(2**27 // max(1, ids.shape[1] * W * self.model.config.num_attention_heads)))
+        logits, caches = [], []
+        for s in range(0, len(rows), step):
+            r = rows[s:s + step]
+            c = _take(cache, r) if cache is not None else DynamicCache()
+            out = self.model(input_ids=ids[r], attention_mask=mask[r], position_ids=pos[r], past_key_values=c, use_cache=True, logits_to_keep=1)
+            logits.append(out.logits[:, -1].float()); caches.append(out.past_key_values)
+        if len(caches) == 1: return logits[0], caches[0]
+        out = DynamicCache()
+        for i in range(len(caches[0].layers)):
+            out.update(torch.cat([c.layers[i].keys for c in caches]), torch.cat([c.layers[i].values for c in caches]), i)
+        return torch.cat(logits), out
+
+    def generate(self, prompts: list, max_new_tokens: int, temperature: float = 0.0) -> list[Generation]:
+        "Sample a reply to every prompt (token ids), reading from the cache whatever a cached row already holds."
+        import torch
+        with torch.no_grad(): return self._generate(prompts, max_new_tokens, temperature)
+
+    def _generate(self, prompts, max_new_tokens, temperature):
+        import torch
+        pad, eos, B, dev = self.tok.pad_token_id, self.tok.eos_token_id, len(prompts), self.model.device
+        matches = [self._match(p) for p in prompts]
+        T = self.mask.shape[1] if self.mask is not None else 0
+        if T > self.max_cache_tokens or all(r < 0 for r, _ in matches): matches, T, self.cache = [(-1, 0)] * B, 0, None
+        if T:
+            src = torch.tensor([max(r, 0) for r, _ in matches], device=dev)
+            mask = self.mask.index_select(0, src)
+            for b, (r, n) in enumerate(matches):
+                if r < 0: mask[b] = 0
+                else: mask[b, self.cols[r][n:]] = 0  # hide what the row held past the shared prefix
+            cols = [self.cols[r][:n] if r >= 0 else [] for r, n in matches]
+        else: src, mask, cols = None, torch.zeros(B, 0, dtype=torch.long, device=dev), [[] for _ in prompts]
+        feeds = [p[n:] for p, (_, n) in zip(prompts, matches)]
+        F = max(map(len, feeds))
+        ids, fmask = torch.full((B, F), pad, dtype=torch.long), torch.zeros(B, F, dtype=torch.long)
+        for b, f in enumerate(feeds): ids[b, F - len(f):], fmask[b, F - len(f):] = torch.tensor(f), 1
+        ids, fmask = ids.to(dev), fmask.to(dev)
+        mask = torch.cat([mask, fmask], 1)
+        pos = (mask.cumsum(1) - 1).clamp(min=0)[:, T:]
+        cols = [c + list(range(T + F - len(f), T + F)) for c, f in zip(cols, feeds)]
+        keys = [(r, n, tuple(f)) for (r, n), f in zip(matches, feeds)]
+        uniq = list(dict.fromkeys(keys))
+        first = torch.tensor([keys.index(k) for k in uniq], device=dev)
+        cache = _take(self.cache, src.index_select(0, first)) if T else None
+        self.read += sum(len(k[2]) for k in uniq); self.reused += sum(n for _, n in matches)
+        logits, cache = self._prefill(ids.index_select(0, first), mask.index_select(0, first), pos.index_select(0, first), cache, torch.arange(len(uniq), device=dev))
+        back = torch.tensor([uniq.index(k) for k in keys], device=dev)
+        logits, cache = logits.index_select(0, back), _take(cache, back)
+        last, done = pos[:, -1].clone(), torch.zeros(B, dtype=torch.bool, device=dev)
+        gens, fed = [Generation([], []) for _ in prompts], [[] for _ in prompts]
+        for t in range(max_new_tokens):
+            lp = torch.log_softmax(logits / (temperature or 1.0), -1)
+            nxt = torch.multinomial(lp.exp(), 1).squeeze(1) if temperature > 0 else lp.argmax(-1)
+            for b in (~done).nonzero().flatten().tolist():
+                gens[b].ids.append(int(nxt[b])); gens[b].logprobs.append(float(lp[b, nxt[b]]))
+            done |= nxt == eos
+            if bool(done.all()) or t == max_new_tokens - 1: break
+            live = (~done).long()
+            mask, last = torch.cat([mask, live[:, None]], 1), last + live
+            for b in (~done).nonzero().flatten().tolist(): fed[b].append(int(nxt[b])); cols[b].append(mask.shape[1] - 1)
+            out = self.model(input_ids=torch.where(done, pad, nxt)[:, None], attention_mask=mask, position_ids=last[:, None], past_key_values=cache, use_cache=True)
+            logits, cache = out.logits[:, -1].float(), out.past_key_values
+        self.rows, self.cols, self.cache, self.mask = [list(p) + f for p, f in zip(prompts, fed)], cols, cache, mask
+        return gens
+
+# %% ../nbs/08_rollout.ipynb #d50e2b2b
 class HFPolicy:
-    "A transformers causal LM as a policy: batched generation, ChatML tool calls parsed from its text."
+    "A transformers causal LM as a policy: batched generation through a `CachedLM`, ChatML tool calls parsed from its text."
     def __init__(self, model, tok, max_new_tokens: int = 256, temperature: float = 0.0, name: str = "hf"):
         self.model, self.tok, self.max_new_tokens, self.temperature, self.name = model, tok, max_new_tokens, temperature, name
+        self.lm = CachedLM(model, tok)
 
-    def generate(self, convs, tools, **extra):
-        "`model.generate` on the batch of conversations; returns its output and the prompt length."
-        import torch
-        texts = [render_prompt(self.tok, m, t) for m, t in zip(convs, tools)]
-        enc = self.tok(texts, return_tensors="pt", padding=True, add_special_tokens=False)
-        kw = dict(do_sample=self.temperature > 0, max_new_tokens=self.max_new_tokens, pad_token_id=self.tok.pad_token_id, eos_token_id=self.tok.eos_token_id)
-        if self.temperature > 0: kw["temperature"] = self.temperature
-        with torch.no_grad(): return self.model.generate(**enc, **kw, **extra), enc["input_ids"].shape[1]
+    def prompt_ids(self, messages: list, tools: list) -> list:
+        "Token ids of the prompt for the next assistant message."
+        return self.tok(render_prompt(self.tok, messages, tools), add_special_tokens=False)["input_ids"]
+
+    def generate(self, convs, tools) -> list:
+        "One `Generation` per conversation."
+        return self.lm.generate([self.prompt_ids(m, t) for m, t in zip(convs, tools)], self.max_new_tokens, self.temperature)
 
     def reply(self, ids: list) -> dict:
         "The assistant message of generated token ids."
         return {"role": "assistant", "content": self.tok.decode(ids, skip_special_tokens=True)}
 
-    def act(self, convs, tools, tasks):
-        out, n = self.generate(convs, tools)
-        rows = [[i for i in row.tolist() if i != self.tok.pad_token_id] for row in out[:, n:]]
-        return [Reply(self.reply(ids), len(ids)) for ids in rows]
+    def act(self, convs, tools, tasks): return [Reply(self.reply(g.ids), len(g.ids)) for g in self.generate(convs, tools)]
 
 # %% ../nbs/08_rollout.ipynb #214fc89e
 class OpenAIPolicy:

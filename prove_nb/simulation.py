@@ -12,7 +12,7 @@ from functools import lru_cache
 from .realize import words
 from .toolgraph import NAME_FIELDS
 from .core import ToolCall, Validator, assistant_msg, function_schema, parse_message, tool_msg, user_msg
-from .rollout import CallRecord, Limits, Reply, ScriptedPolicy, Trajectory, gold_reply, rollout_batch, system_messages
+from .rollout import CachedLM, CallRecord, Limits, Reply, ScriptedPolicy, Trajectory, gold_reply, rollout_batch, system_messages
 from .server import ToolResult, World, all_tools, load_server
 from .state import thaw
 
@@ -301,18 +301,15 @@ class RuleBackend:
     def __call__(self, req: SimRequest) -> str: return RULES[req.role](req.data)
 
 class HFBackend:
-    "A local transformers chat model as a simulator backend (greedy decoding)."
+    "A local transformers chat model as a simulator backend (greedy decoding through a `CachedLM`)."
     def __init__(self, model, tok, max_new_tokens: int = 96, name: str = "hf"):
         self.model, self.tok, self.max_new_tokens, self.name = model, tok, max_new_tokens, name
+        self.lm = CachedLM(model, tok)
 
     def __call__(self, req: SimRequest) -> str:
-        import torch
         text = self.tok.apply_chat_template(req.messages, add_generation_prompt=True, tokenize=False)
-        enc = self.tok(text, return_tensors="pt", add_special_tokens=False).to(self.model.device)
-        with torch.no_grad():
-            out = self.model.generate(**enc, do_sample=False, max_new_tokens=self.max_new_tokens,
-                                      pad_token_id=self.tok.pad_token_id, eos_token_id=self.tok.eos_token_id)
-        return self.tok.decode(out[0, enc["input_ids"].shape[1]:], skip_special_tokens=True).strip()
+        g = self.lm.generate([self.tok(text, add_special_tokens=False)["input_ids"]], self.max_new_tokens)[0]
+        return self.tok.decode(g.ids, skip_special_tokens=True).strip()
 
 class OpenAIBackend:
     "Any OpenAI-compatible chat-completions endpoint (vLLM, llama.cpp server, a hosted API) as a simulator backend."
