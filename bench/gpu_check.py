@@ -85,6 +85,15 @@ class CountingPolicy:
         sync(); self.calls.append((time.perf_counter() - t, sum(r.tokens for r in replies)))
         return replies
 
+class InferenceMode:
+    "A policy run with its model switched to inference mode (Unsloth's `for_inference`: KV cache on) and back to training after."
+    def __init__(self, policy, model, to_inference, to_training):
+        self.policy, self.model, self.to_inference, self.to_training, self.name = policy, model, to_inference, to_training, policy.name
+    def act(self, convs, tools, tasks):
+        self.to_inference(self.model)
+        try: return self.policy.act(convs, tools, tasks)
+        finally: self.to_training(self.model)
+
 def sync():
     import torch
     if torch.cuda.is_available(): torch.cuda.synchronize()
@@ -108,14 +117,14 @@ def run_case(backend: str, size: str, folder: Path, urls: dict) -> dict:
         model, tok = FastLanguageModel.from_pretrained(model_name=str(folder), max_seq_length=2048, dtype=torch.bfloat16,
                                                        load_in_4bit=False, fast_inference=False)
         model = FastLanguageModel.get_peft_model(model, use_gradient_checkpointing="unsloth", random_state=0, **LORA)
-        peft_config = None
+        peft_config, modes = None, (FastLanguageModel.for_inference, FastLanguageModel.for_training)
     else:
         import torch
         from peft import LoraConfig
         from transformers import AutoModelForCausalLM, AutoTokenizer
         model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.bfloat16 if cuda() else torch.float32)
         tok = AutoTokenizer.from_pretrained(folder)
-        peft_config = LoraConfig(task_type="CAUSAL_LM", **LORA)
+        peft_config, modes = LoraConfig(task_type="CAUSAL_LM", **LORA), None
     from trl import GRPOConfig, GRPOTrainer
     from prove_nb.grpo import episode_reward, grpo_dataset
     from prove_nb.rollout import HFPolicy, Limits, prepare_tokenizer
@@ -124,7 +133,10 @@ def run_case(backend: str, size: str, folder: Path, urls: dict) -> dict:
     ensure_logprob_kernel()  # TRL's Triton kernel where Triton works, a PyTorch one elsewhere
     load_s = time.perf_counter() - t0
     tok, work, calls = prepare_tokenizer(tok), tasks(), []
-    policy_for = lambda trainer: CountingPolicy(HFPolicy(trainer.accelerator.unwrap_model(trainer.model), tok, NEW_TOKENS, 1.0), calls)
+    def policy_for(trainer):
+        m = trainer.accelerator.unwrap_model(trainer.model)
+        policy = HFPolicy(m, tok, NEW_TOKENS, 1.0)  # Unsloth's training forward keeps no KV cache: generate in its inference mode
+        return CountingPolicy(InferenceMode(policy, m, *modes) if modes else policy, calls)
     args = GRPOConfig(output_dir=tempfile.mkdtemp(), max_steps=STEPS, per_device_train_batch_size=BATCH, num_generations=GROUP,
                       max_completion_length=1024, learning_rate=1e-5, beta=0.0, bf16=cuda(), use_cpu=not cuda(), logging_steps=1,
                       save_strategy="no", report_to=[], seed=0, use_vllm=False, temperature=1.0, gradient_checkpointing=True)

@@ -124,6 +124,7 @@ def main(argv=None):
     if "bitsandbytes" in res["wheels"]: slim_bitsandbytes(res["wheels"]["bitsandbytes"])
     tree = tree_bytes()
     chunk = int(a.chunk_mib * 2**20) if a.chunk_mib else 64 * 2**20 - tree - 2**20  # 1 MiB of slack
+    if chunk < 2**20: raise SystemExit(f"the working tree that travels is {tree / 2**20:.0f} MiB of the 64: ignore what need not travel (git status)")
     wheels = sorted(res["wheels"].values())
     sizes = {w.name: w.stat().st_size for w in wheels}
     parts = pack(wheels, out, chunk)

@@ -20,7 +20,8 @@ t "1. prepare the cp312 wheel folder"; time .venv/bin/python bench/device/prepar
 t "2. install it with CPython 3.12, --no-index, into a target folder"
 time "$PY312" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$R/site312" build/device-wheels/part*/*.whl
 du -sh "$R/site312"
-PYTHONPATH="$R/site312" "$PY312" -c 'import pydantic_core, rpds, msgspec, cffi, cryptography, multiprocess, dill, json5, structlog, sys; print("cp312 compiled wheels import under", sys.version.split()[0], "| pydantic-core", pydantic_core.__version__, "| cryptography", cryptography.__version__)'
+"$PY312" -m pip install -q --target "$R/standin312" typing-extensions  # on the device already: the one the imports below need
+PYTHONPATH="$R/site312:$R/standin312" "$PY312" -c 'import pydantic_core, rpds, msgspec, cffi, cryptography, multiprocess, dill, json5, structlog, sys; print("cp312 compiled wheels import under", sys.version.split()[0], "| pydantic-core", pydantic_core.__version__, "| cryptography", cryptography.__version__)'
 t "3. the stand-in for the device (CPython 3.11) and the same wheel set for 3.11"
 if [ ! -x "$STANDIN/bin/python" ]; then
   python3.11 -m venv "$STANDIN"

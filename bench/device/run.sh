@@ -32,6 +32,6 @@ if ! "$PY" -c 'import peft, trl, datasets, mcp' >/dev/null 2>"$SITE/.import_err"
 fi
 echo "install and verify: $(( $(date +%s) - T0 )) s"
 [ "${1:-}" = "--install-only" ] && exit 0
-PYTHON="$PY" GPU_CHECK_BUDGET=$(( $(left) - 60 )) bash bench/gpu_check.sh "$@" 2>&1 | tee "$OUT/gpu_check.log"
+PYTHON="$PY" GPU_CHECK_BUDGET=$(( $(left) - 30 )) bash bench/gpu_check.sh "$@" 2>&1 | tee "$OUT/gpu_check.log"
 "$PY" bench/device/scale_cells.py --out "$OUT/scale_gpu_cells.json" --budget $(( $(left) - 10 )) 2>&1 | tail -5
 echo "device command: $(( $(date +%s) - T0 )) s"
