@@ -4,7 +4,7 @@ PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha1sum | cut -c1-12)
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
-.PHONY: setup test demo export readme bench clean
+.PHONY: setup test demo export readme bench clean verifiers-env
 
 $(STAMP):
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -37,5 +37,16 @@ readme: setup
 bench: setup
 	$(PY) bench/env_bench.py --quick
 
+# verifiers pins mcp==2.0.0 (this project: 2.3.0), so it gets its own environment: verifiers from the registry,
+# this checkout on its path (nothing prove-env imports needs the MCP SDK), prove-env editable, uv for its chat harness.
+VF_VENV := .venv-verifiers
+verifiers-env: $(VF_VENV)/.installed
+$(VF_VENV)/.installed: environments/prove_env/pyproject.toml
+	test -x $(VF_VENV)/bin/python || python3 -m venv $(VF_VENV)
+	$(VF_VENV)/bin/pip install -q verifiers==0.4.0 uv==0.13.9
+	echo "$(CURDIR)" > $$($(VF_VENV)/bin/python -c "import sysconfig; print(sysconfig.get_path('purelib'))")/prove_nb_checkout.pth
+	$(VF_VENV)/bin/pip install -q --no-deps -e environments/prove_env
+	touch $@
+
 clean:
-	rm -rf $(VENV) runs _docs
+	rm -rf $(VENV) $(VF_VENV) runs _docs

@@ -1,0 +1,3 @@
+from prove_env.taskset import ProveTaskset, load_environment
+
+__all__ = ["ProveTaskset"]

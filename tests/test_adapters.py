@@ -1,0 +1,149 @@
+"""The TRL and verifiers adapters, run through the frameworks' own entry points on real servers and SmolLM2 (CPU)."""
+import inspect, json, os, subprocess
+from pathlib import Path
+
+import pytest
+
+from prove_nb.adapters import (environment_class, environment_dataset, environment_factory, environment_reward, gold_chat_policy,
+                               gold_completion_ids, serve_streaming_policy, score_messages)
+from prove_nb.core import parse_message
+from prove_nb.grpo import task_prompt
+from prove_nb.rewards import get_reward
+from prove_nb.rollout import gold_policy, rollout
+from prove_nb.server import World
+from prove_nb.synthesis import load_tasks
+
+ROOT = Path(__file__).resolve().parents[1]
+TASKS = ROOT / "data" / "sample" / "tasks.jsonl"
+VF = ROOT / ".venv-verifiers" / "bin"
+
+
+def sample(one_turn=True):
+    return [t for t in load_tasks(TASKS) if len(t["turns"]) == 1 or not one_turn]
+
+def by_id(*ids):
+    ts = {t["id"]: t for t in load_tasks(TASKS)}
+    return [ts[i] for i in ids]
+
+def direct(task) -> float:
+    "The library's reward of the gold completion, scored directly."
+    return get_reward("prove")(task, rollout(task, gold_policy()).to_completion()).total
+
+def play_like_trl(task, messages):
+    "A fresh environment after every tool call of `messages` ran as a method call, as TRL's tool loop runs them."
+    env = environment_class(task)()
+    env.reset(task=json.dumps(task), prompt=task_prompt(task))
+    for m in messages:
+        if m["role"] == "assistant":
+            for c in parse_message(m).calls: getattr(env, c.name)(**c.arguments)
+    return env
+
+
+def test_environment_methods_are_the_task_tools():
+    from transformers.utils import get_json_schema
+    for task in sample(one_turn=False):
+        env = environment_class(task)()
+        tools = {n for n, _ in inspect.getmembers(type(env), inspect.isfunction) if n not in ("reset", "get_reward") and not n.startswith("_")}
+        assert tools == {t["function"]["name"] for t in task["tools"]}, task["id"]
+        for t in task["tools"]:
+            shown = get_json_schema(getattr(env, t["function"]["name"]))["function"]
+            want = t["function"]["parameters"]
+            assert list(shown["parameters"]["properties"]) == list(want["properties"]) and shown["parameters"].get("required", []) == want["required"]
+
+def test_reset_gives_each_rollout_a_fresh_isolated_world():
+    task = by_id("syn-000009")[0]
+    a, b = environment_class(task)(), environment_class(task)()
+    for e in (a, b): e.reset(task=json.dumps(task))
+    seed = a.state_hash
+    call = task["turns"][0]["gold"][0][0]
+    first = getattr(a, call["name"])(**call["arguments"])
+    assert a.state_hash != seed and b.state_hash == seed
+    assert getattr(b, call["name"])(**call["arguments"]) == first  # same seed, same ids: b never saw a's write
+    a.reset(task=json.dumps(task))
+    assert a.state_hash == seed
+
+def test_bad_arguments_reach_the_world_validator_like_rollout():
+    task = by_id("syn-000042")[0]
+    env = environment_class(task)(); env.reset(task=json.dumps(task))
+    args = {"user_id": "mpu_0012", "place_id": "poi_0001", "rating": "three", "stars": 1}
+    assert env.write_place_review(**args) == World.for_task(task).call("write_place_review", args).text
+
+def test_environment_reward_equals_the_library_on_every_gold_episode():
+    for task in sample():
+        gold = rollout(task, gold_policy()).messages
+        prompt = task_prompt(task)
+        logged = {}
+        got = environment_reward()([prompt], [gold[len(prompt):]], environments=[play_like_trl(task, gold)], log_metric=logged.__setitem__)
+        assert got == [pytest.approx(direct(task))], task["id"]
+        assert logged["prove/state_agrees"] == 1.0
+
+def test_a_wrong_episode_scores_below_gold_through_the_environment():
+    task = by_id("syn-000042")[0]
+    prompt = task_prompt(task)
+    wrong = [{"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {"name": "find_map_users", "arguments": {"name": "Nobody"}}}]},
+             {"role": "assistant", "content": "Done."}]
+    got = environment_reward()([prompt], [wrong], environments=[play_like_trl(task, wrong)])
+    assert got[0] == pytest.approx(score_messages(task, prompt + wrong, context=len(prompt)).total) and got[0] < direct(task)
+
+
+def trim(task):
+    "The task showing only the tools its gold uses: the same task, a far shorter prompt for a CPU training step."
+    used = {c["name"] for turn in task["turns"] for step in turn.get("gold") or [] for c in step}
+    return {**task, "tools": [t for t in task["tools"] if t["function"]["name"] in used]}
+
+def test_grpo_step_environment_factory_matches_rollout_func(tmp_path):
+    "One GRPOTrainer step through environment_factory and one through rollout_func, on SmolLM2, both fed the scripted gold."
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    from trl import GRPOConfig, GRPOTrainer
+    from prove_nb.grpo import episode_reward, grpo_dataset, make_rollout_func
+    from prove_nb.rollout import load_model
+    from prove_nb.sft import ensure_logprob_kernel
+    ensure_logprob_kernel()
+    tasks = [trim(t) for t in by_id("syn-000042", "syn-000009")]  # 2 and 1 gold steps; the first has a dependency
+    model, tok = load_model()
+    seen = {}
+    def recorded(fn, path):
+        def f(prompts, completions, **kw):
+            out = fn(prompts, completions, **kw)
+            for t, r in zip(kw["task"], out): seen.setdefault(path, {}).setdefault(json.loads(t)["id"], []).append(r)
+            return out
+        f.__name__ = fn.__name__
+        return f
+    class GoldGRPO(GRPOTrainer):
+        def _generate_single_turn(self, prompt_ids, *args, **kw): return gold_completion_ids(tok, tasks, prompt_ids), None
+    cfg = lambda d: GRPOConfig(output_dir=str(tmp_path / d), max_steps=1, per_device_train_batch_size=4, num_generations=2,
+                               max_completion_length=640, logging_steps=1, report_to=[], use_cpu=True, save_strategy="no", beta=0.0)
+    env_run = GoldGRPO(model=model, reward_funcs=[recorded(environment_reward(), "env")], args=cfg("env"), processing_class=tok,
+                       train_dataset=environment_dataset(tasks), environment_factory=environment_factory(tasks))
+    env_run.train()
+    roll_run = GRPOTrainer(model=model, reward_funcs=[recorded(episode_reward(), "rollout")], args=cfg("rollout"), processing_class=tok,
+                           train_dataset=grpo_dataset(tasks), rollout_func=make_rollout_func(tasks, tok, policy_for=lambda tr: gold_policy()))
+    roll_run.train()
+    want = {t["id"]: [pytest.approx(direct(t))] * 2 for t in tasks}
+    assert seen["env"] == want and seen["rollout"] == want
+    logs = env_run.state.log_history[0]
+    assert logs["prove/state_agrees"] == 1.0 and logs["tools/call_frequency"] == 1.5 and logs["tools/failure_frequency"] == 0.0
+
+
+@pytest.mark.skipif(not (VF / "vf-eval").exists(), reason="verifiers lives in its own environment (it pins mcp==2.0.0): run `make verifiers-env` first")
+def test_vf_eval_runs_prove_env_against_the_library_policy_server(tmp_path):
+    "verifiers' own CLI evaluates three tasks, two rollouts each, against gold served by the library: same rewards, isolated worlds."
+    tasks = sample()
+    with serve_streaming_policy(gold_chat_policy(tasks)) as srv:
+        env = {**os.environ, "PATH": f"{VF}:{os.environ['PATH']}", "PROVE_NO_KEY": "EMPTY"}
+        r = subprocess.run([str(VF / "vf-eval"), "prove-env", "--env.taskset.tasks", str(TASKS), "-n", "3", "-r", "2",
+                            "--client.base-url", srv.url, "--client.api-key-var", "PROVE_NO_KEY", "-m", "prove-policy", "--no-push",
+                            "--env.agent.harness.id", "null", "--env.agent.runtime.type", "subprocess", "-o", str(tmp_path)],
+                           env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    rows = [json.loads(l) for f in tmp_path.rglob("traces.jsonl") for l in f.read_text().splitlines()]
+    traces = [tr for row in rows for tr in row["traces"]]
+    assert len(traces) == 6 and all(tr["ok"] and not tr["errors"] for tr in traces)
+    ts = {t["id"]: t for t in tasks}
+    for tr in traces:
+        task = ts[tr["task"]["data"]["id"]]
+        gold = rollout(task, gold_policy())
+        assert tr["rewards"]["prove"]["score"] == pytest.approx(direct(task))
+        assert tr["metrics"] == pytest.approx(get_reward("prove")(task, gold.to_completion()).components)
+        tool_texts = [n["message"]["content"] for n in tr["nodes"] if (n.get("message") or {}).get("role") == "tool"]
+        assert tool_texts == [m["content"] for m in gold.messages if m["role"] == "tool"]  # each rollout on a world fresh from the seed
