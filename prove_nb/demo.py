@@ -8,32 +8,32 @@ import json, time
 from dataclasses import dataclass, asdict
 from pathlib import Path
 
-from .rollout import Limits
+from .grpo import RECIPE_LIMITS
 
 # %% auto #0
-__all__ = ['SCALES', 'DEMO_LIMITS', 'GRPO_LIMITS', 'STAGES', 'Scale', 'stage_servers', 'stage_synth', 'load_split', 'stage_audit',
-           'stage_sft', 'stage_grpo', 'stage_eval', 'stage_bfcl', 'demo_report', 'run_demo']
+__all__ = ['SCALES', 'VIEWS', 'STAGES', 'Scale', 'stage_servers', 'stage_synth', 'load_view', 'stage_audit', 'stage_sft',
+           'stage_grpo', 'stage_eval', 'stage_bfcl', 'demo_report', 'run_demo']
 
 # %% ../nbs/16_demo.ipynb #7d8610c5
 @dataclass
 class Scale:
     "Sizes of every stage of the demo."
-    tasks: int = 400
+    tasks: int = 600          # synthesized by the recipe: one turn, one or two calls, three tools of one server
     audit_tasks: int = 100
-    sft_steps: int = 8
-    grpo_steps: int = 3
-    group: int = 4
-    eval_tasks: int = 8
+    sft_tasks: int = 96
+    sft_steps: int = 24
+    grpo_steps: int = 10
+    group: int = 8
+    resample: int = 2
+    eval_tasks: int = 40      # held-out tasks of tool combinations seen in training, on unseen world seeds
     bfcl_tasks: int = 2
     max_new_tokens: int = 64
-    tools_per_server: int = 3  # a 135M model on a CPU: short tool lists keep prompts under 1k tokens (SFT cuts at 1,024)
-    depth_max: int = 3
 
-SCALES = {"small": Scale(), "tiny": Scale(tasks=60, audit_tasks=20, sft_steps=2, grpo_steps=1, group=2, eval_tasks=4, bfcl_tasks=2, max_new_tokens=24)}
+SCALES = {"small": Scale(), "tiny": Scale(tasks=200, audit_tasks=20, sft_tasks=8, sft_steps=2, grpo_steps=1, group=2, resample=0,
+                                          eval_tasks=4, bfcl_tasks=1, max_new_tokens=24)}
 
 # %% ../nbs/16_demo.ipynb #5a373c32
-DEMO_LIMITS = Limits(max_steps=4, max_turns=3)
-GRPO_LIMITS = Limits(max_steps=3, max_turns=1)  # on a CPU a GRPO step of 4 such rollouts takes about a minute and a half
+VIEWS = ("sft", "grpo", "seen_combinations", "unseen_combinations")
 
 def stage_servers(out: Path, sc: Scale) -> dict:
     "Start a server process and run a scripted session against it over MCP."
@@ -42,48 +42,59 @@ def stage_servers(out: Path, sc: Scale) -> dict:
     return {"mcp_session_changed_tables": sorted(diff)}
 
 def stage_synth(out: Path, sc: Scale) -> dict:
-    "Synthesize a dataset and replay its gold calls."
-    from prove_nb.synthesis import SynthConfig, synthesize, write_dataset, replay_tasks
+    "Synthesize the recipe's tasks, write them as a dataset with its views, and replay their gold calls."
+    from prove_nb.grpo import recipe_tasks
+    from prove_nb.synthesis import write_dataset, replay_tasks
     t = time.perf_counter()
-    cfg = SynthConfig(tools_per_server=sc.tools_per_server, distractors=(2, 3))
-    tasks = synthesize(sc.tasks, seed=0, depth_max=sc.depth_max, config=cfg)
+    views = recipe_tasks(sc.tasks, sc.sft_tasks)
+    tasks = [t for v in VIEWS for t in views[v]]
     stats = write_dataset(tasks, out / "data", 0, time.perf_counter() - t)
-    return {**{k: stats[k] for k in ("n", "executable_rate", "grounded_rate", "seconds")}, "replay": replay_tasks(tasks[:100])}
+    (out / "data" / "views.json").write_text(json.dumps({v: [t["id"] for t in views[v]] for v in VIEWS}))
+    return {**{k: stats[k] for k in ("n", "executable_rate", "grounded_rate", "seconds")}, "views": {v: len(views[v]) for v in VIEWS},
+            "replay": replay_tasks(tasks[:100])}
 
-def load_split(out: Path, split: str) -> list:
+def load_view(out: Path, view: str) -> list:
+    "The tasks of one view of the demo's dataset."
     from prove_nb.synthesis import load_tasks
-    return [t for t in load_tasks(out / "data") if t.get("split") == split]
+    by_id = {t["id"]: t for t in load_tasks(out / "data")}
+    return [by_id[i] for i in json.loads((out / "data" / "views.json").read_text())[view]]
 
 def stage_audit(out: Path, sc: Scale) -> dict:
     "Score scripted policies with every reward: what does each reward pay for?"
     from prove_nb.rewards import policy_scores, policy_table
-    return {"policy_means": policy_table(policy_scores(load_split(out, "test")[: sc.audit_tasks] or load_split(out, "train")[: sc.audit_tasks]))}
+    return {"policy_means": policy_table(policy_scores(load_view(out, "unseen_combinations")[: sc.audit_tasks]))}
 
 def stage_sft(out: Path, sc: Scale) -> dict:
     from prove_nb.sft import train_sft
-    ck = train_sft(load_split(out, "train"), out / "sft", steps=sc.sft_steps, batch_size=2, max_length=1024)
+    ck = train_sft(load_view(out, "sft"), out / "sft", steps=sc.sft_steps, batch_size=4, lr=1e-4, max_length=1024,
+                   max_result_chars=RECIPE_LIMITS.max_result_chars)
     losses = [h["loss"] for h in json.loads((out / "sft" / "sft_log.json").read_text()) if "loss" in h]
     return {"checkpoint": str(ck), "loss_first": losses[0], "loss_last": losses[-1]}
 
 def stage_grpo(out: Path, sc: Scale) -> dict:
     from prove_nb.grpo import train_grpo
-    ck = train_grpo(load_split(out, "train"), out / "grpo", str(out / "sft" / "checkpoint"), steps=sc.grpo_steps, group=sc.group,
-                    batch_size=sc.group, lr=1e-5, beta=0.0, max_new_tokens=64, max_completion=384, limits=GRPO_LIMITS)
+    ck = train_grpo(load_view(out, "grpo"), out / "grpo", str(out / "sft" / "checkpoint"), steps=sc.grpo_steps, reward="prove+outcome",
+                    group=sc.group, batch_size=sc.group, lr=2e-5, beta=0.0, resample=sc.resample, max_new_tokens=sc.max_new_tokens,
+                    max_completion=512, limits=RECIPE_LIMITS)
     rows = [json.loads(l) for l in (out / "grpo" / "metrics.jsonl").read_text().splitlines() if l.strip()]
-    return {"checkpoint": str(ck), "reward_by_step": [r.get("reward") for r in rows if "reward" in r]}
+    return {"checkpoint": str(ck), "reward_by_step": [round(r["reward"], 3) for r in rows if "reward" in r]}
 
 def stage_eval(out: Path, sc: Scale) -> dict:
-    "Base, SFT and SFT+GRPO on held-out test tasks (their tool combinations never occur in training)."
-    from prove_nb.evaluate import evaluate, write_report
+    "Base, SFT and SFT+GRPO on held-out tasks, and SFT -> SFT+GRPO task by task with bootstrap intervals."
+    from prove_nb.evaluate import run_trials, summarize
+    from prove_nb.grpo import paired_gain
     from prove_nb.rollout import HFPolicy, load_model
-    tasks = load_split(out, "test")[: sc.eval_tasks]
-    reports = {}
+    tasks = load_view(out, "seen_combinations")[: sc.eval_tasks]
+    rows, res = {}, {}
     for name, path in (("base", "smollm2-135m"), ("sft", str(out / "sft" / "checkpoint")), ("sft+grpo", str(out / "grpo" / "checkpoint"))):
-        m, tok = load_model(path)
-        reports[name] = evaluate(tasks, HFPolicy(m, tok, sc.max_new_tokens, name=name), k=1, limits=DEMO_LIMITS, progress=True)
-    write_report(reports, out / "heldout")
-    return {n: {k: r[k] for k in ("success", "calls_per_task", "tokens_per_task", "seconds_per_task")} | {"prove": r["rewards"]["prove"]["mean"]}
-            for n, r in reports.items()}
+        m, tok = load_model(path, dtype="bfloat16")
+        rows[name] = run_trials(tasks, HFPolicy(m, tok, sc.max_new_tokens, name=name), 1, RECIPE_LIMITS, ("prove",), batch_size=10, progress=True)
+        rep = summarize(rows[name], tasks, 1, name)
+        res[name] = {k: rep[k] for k in ("success", "calls_per_task", "tokens_per_task", "seconds_per_task")} | {"prove": rep["rewards"]["prove"]["mean"]}
+    pick = lambda name, f: [f(r) for r in rows[name]]
+    res["paired"] = {k: paired_gain(pick("sft", f), pick("sft+grpo", f)) for k, f in
+                     (("success", lambda r: r["success"]), ("prove", lambda r: r["rewards"]["prove"]), ("calls_per_task", lambda r: r["calls"]))}
+    return res
 
 def stage_bfcl(out: Path, sc: Scale) -> dict:
     "BFCL multi-turn base through BFCL's own checker: gold on every entry (must be 100%), the trained model on a slice."
@@ -104,9 +115,12 @@ def demo_report(summary: dict, out: Path) -> str:
     lines += [f"| {s} | {v['seconds']:.0f} |" for s, v in summary["stages"].items()]
     ev = summary["stages"].get("held-out eval", {}).get("result", {})
     if ev:
-        lines += ["", "## Held-out test tasks", "", "| model | success | PROVE reward | calls/task | tokens/task | s/task |", "|---|---|---|---|---|---|"]
-        lines += [f"| {n} | {r['success']:.3f} | {r['prove']:.3f} | {r['calls_per_task']:.2f} | {r['tokens_per_task']:.0f} | {r['seconds_per_task']:.2f} |" for n, r in ev.items()]
-        lines += ["", "Full tables and plots: [heldout/report.md](heldout/report.md)"]
+        lines += ["", "## Held-out tasks (tool combinations seen in training, unseen world states)", "",
+                  "| model | success | PROVE reward | calls/task | tokens/task | s/task |", "|---|---|---|---|---|---|"]
+        lines += [f"| {n} | {r['success']:.3f} | {r['prove']:.3f} | {r['calls_per_task']:.2f} | {r['tokens_per_task']:.0f} | {r['seconds_per_task']:.2f} |"
+                  for n, r in ev.items() if n != "paired"]
+        lines += ["", "SFT -> SFT+GRPO, task by task (95% bootstrap interval; tasks better / worse):", "", "| measure | gain | 95% interval | better / worse |", "|---|---|---|---|"]
+        lines += [f"| {k} | {g['gain']:+.3f} | [{g['ci95'][0]:+.3f}, {g['ci95'][1]:+.3f}] | {g['better']} / {g['worse']} |" for k, g in ev["paired"].items()]
     au = summary["stages"].get("reward audit", {}).get("result", {}).get("policy_means")
     if au: lines += ["", "## Reward audit (mean reward per scripted policy)", "", "```", json.dumps(au, indent=1), "```"]
     for s in ("synthesis", "sft", "grpo", "bfcl"):

@@ -34,7 +34,7 @@ EVAL_REWARDS = ("prove", "tier")
 
 def grade(task: dict, tr, rewards=EVAL_REWARDS) -> dict:
     "One attempt's record: success (gold final state and every answer fact), its two checks, cost, and rewards."
-    aligned = trajectory(task, tr.messages)
+    aligned = trajectory(task, tr.messages, ran=(tr.world, tr.calls) if tr.world is not None else None)  # scored as it ran
     missing = missing_facts(aligned)
     state = tr.final_hash == gold_hash(task)
     scored = {name: get_reward(name)(task, aligned) for name in rewards}

@@ -4,28 +4,29 @@
 
 # %% ../nbs/10_grpo.ipynb #1f6c5292
 from __future__ import annotations
-import json, re
+import copy, json, random, re
 from contextlib import nullcontext
 from pathlib import Path
 
+from .rewards import trajectory, get_reward
 from .rollout import HFPolicy, Limits, chat_view, load_model, rollout_batch
 from .sft import ensure_logprob_kernel
 
 # %% auto #0
-__all__ = ['LORA_TARGETS', 'task_prompt', 'prompt_key', 'grpo_dataset', 'episode_tokens', 'make_rollout_func', 'episode_reward',
-           'lora_config', 'JsonlLogger', 'plot_metrics', 'train_grpo']
+__all__ = ['LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'task_prompt', 'grpo_dataset',
+           'episode_tokens', 'sampling_policy', 'score_episodes', 'informative', 'make_rollout_func', 'episode_reward',
+           'lora_config', 'JsonlLogger', 'plot_metrics', 'reward_names', 'train_grpo', 'tool_combination',
+           'recipe_tasks', 'paired_gain', 'moving_average', 'plot_learning', 'recipe_run', 'before_after']
 
 # %% ../nbs/10_grpo.ipynb #858b8a1a
 def task_prompt(task: dict) -> list[dict]:
     "The opening messages of a task: its system message and first user turn."
     return ([{"role": "system", "content": task["system"]}] if task.get("system") else []) + [{"role": "user", "content": task["turns"][0]["user"]}]
 
-def prompt_key(prompt: list[dict]) -> str: return json.dumps([(m["role"], m["content"]) for m in prompt])
-
 def grpo_dataset(tasks: list[dict]):
-    "A HF `Dataset` with `prompt` and the JSON `task` for every task."
+    "A HF `Dataset` of task openings whose first message carries the task's `task_id`."
     from datasets import Dataset
-    return Dataset.from_list([{"prompt": task_prompt(t), "task": json.dumps(t)} for t in tasks])
+    return Dataset.from_list([{"prompt": [{**m, "task_id": t["id"] if i == 0 else None} for i, m in enumerate(task_prompt(t))]} for t in tasks])
 
 # %% ../nbs/10_grpo.ipynb #ed050569
 _ASSISTANT = re.compile(r"<\|im_start\|>assistant\n(.*?<\|im_end\|>)", re.S)
@@ -43,32 +44,67 @@ def episode_tokens(tok, messages: list, n_prompt: int, tools: list, max_completi
     return tok(prompt, add_special_tokens=False)["input_ids"], enc["input_ids"][:max_completion], mask[:max_completion]
 
 # %% ../nbs/10_grpo.ipynb #699c90b9
+def sampling_policy(trainer, tok, max_new_tokens: int, temperature: float, dtype: str | None = "bfloat16") -> HFPolicy:
+    "An `HFPolicy` on a copy of the trainer's current weights in `dtype` (None: on the weights themselves)."
+    import torch
+    model = trainer.accelerator.unwrap_model(trainer.model)
+    if dtype: model = copy.deepcopy(model).to(getattr(torch, dtype)).eval()
+    return HFPolicy(model, tok, max_new_tokens, temperature)
+
+def score_episodes(rewards, tasks: list[dict], trajs: list, n_prompt: list) -> list[dict]:
+    "{reward name: RewardResult} for each played episode, scored on the calls as they ran."
+    return [{n: get_reward(n)(t, trajectory(t, tr.messages, context=k, whole=False, ran=(tr.world, tr.calls))) for n in rewards}
+            for t, tr, k in zip(tasks, trajs, n_prompt)]
+
+def informative(scores: list[dict]) -> bool:
+    "Whether a group's summed rewards differ (else its advantages are all zero)."
+    return len({round(sum(r.total for r in s.values()), 9) for s in scores}) > 1
+
+# %% ../nbs/10_grpo.ipynb #58e69688
 def make_rollout_func(tasks: list[dict], tok, limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128,
-                      temperature: float = 1.0, policy_for=None, worlds=None):
-    "A TRL `rollout_func` that plays tasks live and returns tokens, env masks and the episodes' messages."
-    by_prompt = {prompt_key(task_prompt(t)): t for t in tasks}
+                      temperature: float = 1.0, rewards=("prove",), resample: int = 0, seed: int = 0, policy_for=None, worlds=None,
+                      gen_dtype: str | None = "bfloat16"):
+    "A TRL `rollout_func` that plays tasks live, scores them as they ran, and returns tokens, env masks and the scores."
+    by_id, rng = {t["id"]: t for t in tasks}, random.Random(seed)
+    def play(batch, policy):
+        with worlds() if worlds else nullcontext(): trajs = rollout_batch(batch, policy, limits)
+        return trajs, score_episodes(rewards, batch, trajs, [len(task_prompt(t)) for t in batch])
     def rollout_func(prompts, trainer):
-        batch = [by_prompt[prompt_key(p)] for p in prompts]
-        policy = policy_for(trainer) if policy_for else HFPolicy(trainer.accelerator.unwrap_model(trainer.model), tok, max_new_tokens, temperature)
-        with worlds() if worlds else nullcontext():
-            trajs = rollout_batch(batch, policy, limits)
-        out = {"prompt_ids": [], "completion_ids": [], "env_mask": [], "logprobs": None, "trajectory": [], "n_calls": []}
-        for tr, t, p in zip(trajs, batch, prompts):
-            pi, ci, m = episode_tokens(tok, tr.messages, len(p), t["tools"], trainer.args.max_completion_length)
+        batch, G = [by_id[p[0]["task_id"]] for p in prompts], trainer.num_generations
+        policy = policy_for(trainer) if policy_for else sampling_policy(trainer, tok, max_new_tokens, temperature, gen_dtype)
+        trajs, scores = play(batch, policy)
+        groups = list(range(0, len(batch), G)) if len(batch) % G == 0 else []
+        dead = [g for g in groups if not informative(scores[g:g + G])]
+        stats = {"groups": len(groups), "zero_variance": len(dead), "resampled": 0}
+        for _ in range(resample):
+            fresh = [t for t in tasks if t["id"] not in {b["id"] for b in batch}]
+            if not dead or not fresh: break
+            picks = rng.sample(fresh, min(len(dead), len(fresh)))
+            new_trajs, new_scores = play([t for t in picks for _ in range(G)], policy)
+            stats["resampled"] += len(picks)
+            for j, t in enumerate(picks):
+                if informative(new_scores[j * G:(j + 1) * G]):
+                    g = dead.pop(0)
+                    batch[g:g + G], trajs[g:g + G], scores[g:g + G] = [t] * G, new_trajs[j * G:(j + 1) * G], new_scores[j * G:(j + 1) * G]
+        stats["zero_variance_after"] = len(dead)
+        out = {"prompt_ids": [], "completion_ids": [], "env_mask": [], "logprobs": None, "scores": scores,
+               "n_calls": [tr.n_calls for tr in trajs], "group_stats": [stats] * len(batch)}
+        for tr, t in zip(trajs, batch):
+            pi, ci, m = episode_tokens(tok, tr.messages, len(task_prompt(t)), t["tools"], trainer.args.max_completion_length)
             out["prompt_ids"].append(pi); out["completion_ids"].append(ci or [tok.eos_token_id]); out["env_mask"].append(m or [1])
-            out["trajectory"].append(json.dumps(tr.messages[len(p):])); out["n_calls"].append(tr.n_calls)
         return out
     return rollout_func
 
 # %% ../nbs/10_grpo.ipynb #db7b9d63
-def episode_reward(name: str = "prove", **config):
-    "A TRL reward function scoring the live episode carried in the `trajectory` field with reward `name`."
-    from prove_nb.rewards import trl_reward
-    inner = trl_reward(name, **config)
-    def reward_fn(prompts, completions, trajectory=None, n_calls=None, log_metric=None, **kw):
-        episodes = [json.loads(t) for t in trajectory]
-        if log_metric and n_calls is not None: log_metric("calls_per_episode", sum(n_calls) / len(n_calls))
-        return inner(prompts, episodes, log_metric=log_metric, **kw)
+def episode_reward(name: str = "prove"):
+    "A TRL reward function returning reward `name` of the episodes the rollout function scored, logging its components."
+    def reward_fn(prompts, completions, scores=None, n_calls=None, group_stats=None, log_metric=None, **kw):
+        results = [s[name] for s in scores]
+        if log_metric:
+            for k in dict.fromkeys(k for r in results for k in r.components): log_metric(f"{name}/{k}", sum(r.components.get(k, 0) for r in results) / len(results))
+            if n_calls is not None: log_metric("calls_per_episode", sum(n_calls) / len(n_calls))
+            if group_stats: log_metric("groups/zero_variance", group_stats[0]["zero_variance"] / max(1, group_stats[0]["groups"]))
+        return [r.total for r in results]
     reward_fn.__name__ = f"{name}_reward"
     return reward_fn
 
@@ -89,12 +125,13 @@ class JsonlLogger:
     def on_log(self, args, state, control, logs=None, **kw):
         with self.path.open("a") as f: f.write(json.dumps({"step": state.global_step, **(logs or {})}) + "\n")
 
-def plot_metrics(path, out_png, prefix: str = "prove/"):
+def plot_metrics(path, out_png, prefixes=("prove/",)):
     "Reward and each logged reward component against the training step."
     import matplotlib; matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     rows = [json.loads(l) for l in Path(path).read_text().splitlines() if l.strip()]
-    keys = sorted({k for r in rows for k in r if k == "reward" or k.startswith(prefix)})
+    prefixes = (prefixes,) if isinstance(prefixes, str) else tuple(prefixes)
+    keys = sorted({k for r in rows for k in r if k == "reward" or k.startswith(prefixes)})
     fig, ax = plt.subplots(figsize=(7, 4))
     for k in keys:
         pts = [(r["step"], r[k]) for r in rows if k in r]
@@ -103,25 +140,112 @@ def plot_metrics(path, out_png, prefix: str = "prove/"):
     fig.tight_layout(); fig.savefig(out_png); plt.close(fig)
     return keys
 
+def reward_names(reward: str) -> tuple:
+    "The rewards a spec like `prove+outcome` sums."
+    names = tuple(reward.split("+"))
+    for n in names: get_reward(n)  # unknown names fail here, before any training
+    return names
+
 def train_grpo(tasks: list[dict], out_dir: str, model: str = "smollm2-135m", steps: int = 10, reward: str = "prove",
                group: int = 4, batch_size: int = 4, lr: float = 1e-6, beta: float = 0.01, loss_type: str = "dapo",
                limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128, max_completion: int = 1024,
-               temperature: float = 1.0, lora_rank: int | None = None, seed: int = 0, resume: bool = False) -> Path:
-    "Train `model` with GRPO on live rollouts of `tasks`; returns the checkpoint folder."
+               temperature: float = 1.0, lora_rank: int | None = None, seed: int = 0, resample: int = 0,
+               gen_dtype: str | None = "bfloat16", policy_for=None, resume: bool = False) -> Path:
+    "Train `model` with GRPO on live rollouts of `tasks`, rewarded by the sum of the rewards in `reward`; returns the checkpoint folder."
     import torch
     from trl import GRPOConfig, GRPOTrainer
     ensure_logprob_kernel()
+    names = reward_names(reward)
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
     m, tok = load_model(model)
     args = GRPOConfig(output_dir=str(out), max_steps=steps, learning_rate=lr, per_device_train_batch_size=batch_size,
                       num_generations=group, beta=beta, loss_type=loss_type, temperature=temperature, logging_steps=1,
                       max_completion_length=max_completion, save_strategy="steps", save_steps=max(1, steps // 2), save_total_limit=1,
                       report_to=[], seed=seed, bf16=False, use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False)
-    trainer = GRPOTrainer(model=m, reward_funcs=[episode_reward(reward)], args=args, train_dataset=grpo_dataset(tasks),
-                          processing_class=tok, rollout_func=make_rollout_func(tasks, tok, limits, max_new_tokens, temperature),
-                          peft_config=lora_config(lora_rank) if lora_rank else None, callbacks=[JsonlLogger(out / "metrics.jsonl")])
+    rollout_func = make_rollout_func(tasks, tok, limits, max_new_tokens, temperature, names, resample, seed, policy_for=policy_for, gen_dtype=gen_dtype)
+    trainer = GRPOTrainer(model=m, reward_funcs=[episode_reward(n) for n in names], args=args, train_dataset=grpo_dataset(tasks),
+                          processing_class=tok, rollout_func=rollout_func, peft_config=lora_config(lora_rank) if lora_rank else None,
+                          callbacks=[JsonlLogger(out / "metrics.jsonl")])
     trainer.train(resume_from_checkpoint=resume or None)
     ck = out / "checkpoint"
     (trainer.model.merge_and_unload() if lora_rank else trainer.model).save_pretrained(str(ck)); tok.save_pretrained(str(ck))
-    plot_metrics(out / "metrics.jsonl", out / "rewards.png", f"{reward}/")
+    plot_metrics(out / "metrics.jsonl", out / "rewards.png", [f"{n}/" for n in names])
     return ck
+
+# %% ../nbs/10_grpo.ipynb #059b1318
+RECIPE_SYNTH = dict(tools_per_server=3, p_distractors=0.0, p_cross_server=0.0, test_frac=0.25, max_turns=1)
+TRAIN_SEEDS, HELD_SEEDS = range(0, 6), range(6, 8)
+RECIPE_LIMITS = Limits(max_steps=3, max_turns=1, max_result_chars=1500)  # training and held-out evaluation alike
+
+def tool_combination(task: dict) -> tuple:
+    "The sorted names of the tools a task's gold calls use."
+    return tuple(sorted({c["name"] for t in task["turns"] for s in t["gold"] or [] for c in s}))
+
+def recipe_tasks(n: int, n_sft: int, seed: int = 0) -> dict:
+    "SFT and GRPO tasks (world seeds 0-5) and the two held-out views, from one synthesis of `n` short tasks."
+    from prove_nb.synthesis import SynthConfig, synthesize
+    tasks = synthesize(n, seed=seed, depth_min=1, depth_max=2, config=SynthConfig(**RECIPE_SYNTH), progress=False)
+    train = [t for t in tasks if t["split"] == "train" and t["seed"] in TRAIN_SEEDS]
+    random.Random(seed).shuffle(train)
+    trained = {tool_combination(t) for t in train}
+    return {"sft": train[:n_sft], "grpo": train[n_sft:],
+            "seen_combinations": [t for t in tasks if t["split"] == "train" and t["seed"] in HELD_SEEDS and tool_combination(t) in trained],
+            "unseen_combinations": [t for t in tasks if t["split"] == "test"]}
+
+# %% ../nbs/10_grpo.ipynb #85ce69f6
+def paired_gain(before: list, after: list, n_boot: int = 10000, seed: int = 0) -> dict:
+    "Mean of `after - before` over paired per-task values, with a 95% bootstrap interval and the counts of better and worse."
+    d = [float(b) - float(a) for a, b in zip(before, after, strict=True)]
+    rng, mean = random.Random(seed), lambda xs: sum(xs) / len(xs)
+    boots = sorted(mean(rng.choices(d, k=len(d))) for _ in range(n_boot))
+    return {"gain": round(mean(d), 4), "ci95": [round(boots[int(0.025 * n_boot)], 4), round(boots[int(0.975 * n_boot) - 1], 4)],
+            "better": sum(x > 0 for x in d), "worse": sum(x < 0 for x in d), "n": len(d)}
+
+# %% ../nbs/10_grpo.ipynb #f0bef513
+def moving_average(xs: list, window: int = 5) -> list:
+    "Mean of each value and the `window - 1` before it (fewer at the start)."
+    return [sum(xs[max(0, i - window + 1):i + 1]) / len(xs[max(0, i - window + 1):i + 1]) for i in range(len(xs))]
+
+def plot_learning(runs: dict, out_png=None, window: int = 5, keys=("reward", "calls_per_episode")):
+    "Each run's (name -> metrics.jsonl) `keys` by step, raw and as a moving average; returns the figure."
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(keys), figsize=(5 * len(keys), 3.5))
+    for ax, k in zip(axes, keys):
+        for i, (name, path) in enumerate(runs.items()):
+            rows = [r for l in Path(path).read_text().splitlines() if l.strip() and k in (r := json.loads(l))]
+            steps, ys = [r["step"] for r in rows], [r[k] for r in rows]
+            ax.plot(steps, ys, "o", ms=3, alpha=0.35, color=f"C{i}")
+            ax.plot(steps, moving_average(ys, window), "-", color=f"C{i}", label=f"{name} ({window}-step mean)")
+        ax.set_xlabel("GRPO step"); ax.set_title(k); ax.legend(fontsize=7)
+    fig.tight_layout()
+    if out_png: fig.savefig(out_png)
+    return fig
+
+# %% ../nbs/10_grpo.ipynb #d22ca9a5
+def recipe_run(out_dir, views: dict, sft_steps: int, grpo_steps: int, group: int, resample: int, eval_tasks: int,
+               grpo_lr: float = 2e-5, max_new_tokens: int = 64, reward: str = "prove+outcome") -> dict:
+    "SFT, GRPO from it, and both on the held-out `seen_combinations`: checkpoints, graded rows and paired gains."
+    from prove_nb.evaluate import run_trials
+    from prove_nb.sft import train_sft
+    out = Path(out_dir)
+    sft = train_sft(views["sft"], str(out / "sft"), steps=sft_steps, batch_size=4, lr=1e-4, max_length=1024,
+                    max_result_chars=RECIPE_LIMITS.max_result_chars)
+    grpo = train_grpo(views["grpo"], str(out / "grpo"), str(sft), steps=grpo_steps, reward=reward, group=group, batch_size=group,
+                      lr=grpo_lr, beta=0.0, resample=resample, max_new_tokens=max_new_tokens, max_completion=512, limits=RECIPE_LIMITS)
+    tasks, rows = views["seen_combinations"][:eval_tasks], {}
+    for name, ck in (("sft", sft), ("sft+grpo", grpo)):
+        m, tok = load_model(str(ck), dtype="bfloat16")
+        rows[name] = run_trials(tasks, HFPolicy(m, tok, max_new_tokens, name=name), 1, RECIPE_LIMITS, ("prove",), batch_size=10)
+    gains = {k: paired_gain([f(r) for r in rows["sft"]], [f(r) for r in rows["sft+grpo"]]) for k, f in
+             (("success", lambda r: r["success"]), ("prove", lambda r: r["rewards"]["prove"]), ("calls_per_task", lambda r: r["calls"]))}
+    return {"sft": sft, "grpo": grpo, "rows": rows, "paired": gains}
+
+def before_after(run: dict):
+    "A table of the held-out means per model and the paired gains."
+    import pandas as pd
+    mean = lambda xs: sum(xs) / len(xs)
+    t = pd.DataFrame({m: {"success": mean([r["success"] for r in rows]), "PROVE": mean([r["rewards"]["prove"] for r in rows]),
+                          "calls/task": mean([r["calls"] for r in rows])} for m, rows in run["rows"].items()}).T
+    g = run["paired"]
+    t.loc["gain (95% CI)"] = [f"{g[k]['gain']:+.3f} [{g[k]['ci95'][0]:+.3f}, {g[k]['ci95'][1]:+.3f}]" for k in ("success", "prove", "calls_per_task")]
+    return t

@@ -16,10 +16,10 @@ from .server import World, ToolResult, load_server, unknown_tool_error
 # %% auto #0
 __all__ = ['PROVE_WEIGHTS', 'REWARD_TYPES', 'REWARDS', 'TASK_KEYS', 'POLICIES', 'RewardResult', 'GoldCall', 'gold_calls',
            'gold_deps', 'shown_tools', 'replay_gold', 'gold_world', 'gold_hash', 'same_state', 'ModelCall',
-           'completion_messages', 'Trajectory', 'trajectory', 'same_value', 'key_jaccard', 'match_calls', 'in_order',
-           'schema_problems', 'Reward', 'Prove', 'atomic', 'Graduated', 'missing_facts', 'state_matches', 'Tier',
-           'multiset_jaccard', 'ToolRL', 'Recall', 'Outcome', 'get_reward', 'score_all', 'read_jsonl', 'tasks_by_id',
-           'score_file', 'summarize', 'trl_reward', 'policy_gold', 'policy_abstain', 'policy_repeat',
+           'completion_messages', 'Trajectory', 'trajectory', 'as_executed', 'same_value', 'key_jaccard', 'match_calls',
+           'in_order', 'schema_problems', 'Reward', 'Prove', 'atomic', 'Graduated', 'missing_facts', 'state_matches',
+           'Tier', 'multiset_jaccard', 'ToolRL', 'Recall', 'Outcome', 'get_reward', 'score_all', 'read_jsonl',
+           'tasks_by_id', 'score_file', 'summarize', 'trl_reward', 'policy_gold', 'policy_abstain', 'policy_repeat',
            'policy_wrong_order', 'policy_minimal', 'policy_spray', 'policy_alternative', 'conversation',
            'policy_messages', 'policy_scores', 'policy_table', 'below_gold']
 
@@ -168,10 +168,18 @@ class Trajectory:
     def __repr__(self): return f"Trajectory({self.task.get('id')!r}, turns {self.first}..{self.last}, {len(self.calls)} calls)"
 
 # %% ../nbs/07_rewards.ipynb #a8fcc216
-def trajectory(task: dict, completion, context: int = 0, whole: bool = True) -> Trajectory:
+def trajectory(task: dict, completion, context: int = 0, whole: bool = True, ran=None) -> Trajectory:
     "Align `completion` with the turns of `task` (the first `context` messages are history; `whole`: score every task turn)."
-    try: return _align(task, completion, context, whole)
+    try: tr = _align(task, completion, context, whole)
     except Exception as e: return Trajectory(task, [], [], {}, 0, -1, [], f"could not score: {type(e).__name__}: {e}")
+    if ran is not None: tr.executed = as_executed(tr, *ran)
+    return tr
+
+def as_executed(tr: Trajectory, world: World, records: list) -> tuple:
+    "`Trajectory.executed` from a rollout that already ran the calls: its world and its call records (`ok`, `content`, `error`) in order."
+    if tr.context: raise ValueError("a rollout's records cover the scored calls only: replay when the completion has context calls")
+    recs = iter(records)
+    return world, [ToolResult(r.ok, r.content, r.error) if m.call and (r := next(recs, None)) else None for m in tr.calls]
 
 def _align(task: dict, completion, context: int, whole: bool) -> Trajectory:
     msgs, problem = completion_messages(completion)

@@ -190,9 +190,10 @@ class CompletionsPolicy:
         return [Reply({"role": "assistant", "content": c["text"]}, len(self.tok(c["text"], add_special_tokens=False)["input_ids"])) for c in out]
 
 # %% ../nbs/11_scale.ipynb #4f6593fa
-def policy_rollout_func(tasks: list[dict], tok, policy_for: Callable, limits: Limits = Limits(max_steps=6, max_turns=5), pool: MCPPool | None = None):
+def policy_rollout_func(tasks: list[dict], tok, policy_for: Callable, limits: Limits = Limits(max_steps=6, max_turns=5), pool: MCPPool | None = None,
+                        rewards=("prove",)):
     "A TRL `rollout_func` playing tasks live with the policy `policy_for(trainer)`, on the shared servers of `pool` when given."
-    return make_rollout_func(tasks, tok, limits, policy_for=policy_for, worlds=(lambda: remote_worlds(pool)) if pool else None)
+    return make_rollout_func(tasks, tok, limits, rewards=rewards, policy_for=policy_for, worlds=(lambda: remote_worlds(pool)) if pool else None)
 
 # %% ../nbs/11_scale.ipynb #0ad0c3df
 def chatml_tokenizer(tok):
@@ -246,7 +247,7 @@ def train_grpo_unsloth(tasks: list[dict], out_dir: str, model: str = QWEN3_4B, s
                       report_to=[], seed=seed, bf16=bf16, fp16=not bf16, use_vllm=False)
     policy = UnslothPolicy(m, tok, max_new_tokens, temperature)
     trainer = GRPOTrainer(model=m, reward_funcs=[episode_reward(reward)], args=args, train_dataset=grpo_dataset(tasks), processing_class=tok,
-                          rollout_func=policy_rollout_func(tasks, tok, lambda trainer: policy, limits),
+                          rollout_func=policy_rollout_func(tasks, tok, lambda trainer: policy, limits, rewards=(reward,)),
                           callbacks=[JsonlLogger(out / "metrics.jsonl")])
     trainer.train(resume_from_checkpoint=resume or None)
     ck = out / "checkpoint"

@@ -10,27 +10,38 @@ from pathlib import Path
 from .rollout import chat_view, gold_policy, rollout_batch, load_model, Limits
 
 # %% auto #0
-__all__ = ['gold_conversations', 'tokenize_conversation', 'sft_dataset', 'TorchChunkedLogProb', 'ensure_logprob_kernel',
-           'train_sft']
+__all__ = ['gold_conversations', 'tokenize_conversation', 'fitting', 'sft_dataset', 'TorchChunkedLogProb',
+           'ensure_logprob_kernel', 'train_sft']
 
 # %% ../nbs/09_sft.ipynb #61f5b3ab
-def gold_conversations(tasks: list[dict]) -> list[list[dict]]:
-    "Each task's gold conversation, with real tool results from a live replay."
-    return [tr.messages for tr in rollout_batch(tasks, gold_policy(), Limits(max_steps=12))]
+def gold_conversations(tasks: list[dict], max_result_chars: int | None = None) -> list[list[dict]]:
+    "Each task's gold conversation, with real tool results from a live replay (read as a rollout with `max_result_chars` reads them)."
+    return [tr.messages for tr in rollout_batch(tasks, gold_policy(), Limits(max_steps=12, max_result_chars=max_result_chars))]
 
-def tokenize_conversation(tok, messages: list, tools: list, max_length: int = 2048) -> dict:
+def tokenize_conversation(tok, messages: list, tools: list) -> dict:
     "`input_ids` and `labels` (-100 outside assistant messages) of one conversation."
     from trl.chat_template_utils import get_training_chat_template
     enc = tok.apply_chat_template(chat_view(messages), tools=tools or None, tokenize=True, return_dict=True,
                                   return_assistant_tokens_mask=True, chat_template=get_training_chat_template(tok))
-    ids, mask = list(enc["input_ids"])[:max_length], list(enc["assistant_masks"])[:max_length]
+    ids, mask = list(enc["input_ids"]), list(enc["assistant_masks"])
     return {"input_ids": ids, "labels": [i if m else -100 for i, m in zip(ids, mask)]}
 
-def sft_dataset(tasks: list[dict], tok, max_length: int = 2048):
-    "A HF `Dataset` of tokenized gold conversations."
+def fitting(rows: list[dict], max_length: int) -> list[dict]:
+    "The tokenized conversations of at most `max_length` tokens; says how many are left out, and fails when none fits."
+    keep, lens = [r for r in rows if len(r["input_ids"]) <= max_length], sorted(len(r["input_ids"]) for r in rows)
+    if not rows: raise ValueError("no training conversations: the dataset has no tasks in this split")
+    what = f"{len(rows) - len(keep)} of {len(rows)} gold conversations are longer than max_length={max_length} tokens " \
+           f"(lengths {lens[0]}-{lens[-1]}, median {lens[len(lens) // 2]})"
+    if not keep: raise ValueError(f"{what}, so none is left to train on: raise --max-length to at least {lens[0]} "
+                                  f"(e.g. --max-length {lens[len(lens) // 2]} keeps half), or synthesize shorter tasks (--max-turns 1)")
+    if len(keep) < len(rows): print(f"{what}: they are left out (raise --max-length to keep them)")
+    return keep
+
+def sft_dataset(tasks: list[dict], tok, max_length: int = 2048, max_result_chars: int | None = None):
+    "A HF `Dataset` of the tokenized gold conversations that fit in `max_length` tokens."
     from datasets import Dataset
-    convs = gold_conversations(tasks)
-    return Dataset.from_list([tokenize_conversation(tok, c, t["tools"], max_length) for c, t in zip(convs, tasks)])
+    convs = gold_conversations(tasks, max_result_chars)
+    return Dataset.from_list(fitting([tokenize_conversation(tok, c, t["tools"]) for c, t in zip(convs, tasks)], max_length))
 
 # %% ../nbs/09_sft.ipynb #09154106
 class TorchChunkedLogProb:
@@ -55,13 +66,13 @@ def ensure_logprob_kernel() -> str:
 
 # %% ../nbs/09_sft.ipynb #9414a9bc
 def train_sft(tasks: list[dict], out_dir: str, model: str = "smollm2-135m", steps: int = 50, lr: float = 5e-5,
-              batch_size: int = 4, max_length: int = 2048, seed: int = 0, log_fn=None) -> Path:
+              batch_size: int = 4, max_length: int = 2048, seed: int = 0, max_result_chars: int | None = None, log_fn=None) -> Path:
     "Fine-tune `model` on the gold conversations of `tasks`; returns the checkpoint folder."
     import torch
     from trl import SFTConfig, SFTTrainer
     ensure_logprob_kernel()
     m, tok = load_model(model)
-    ds = sft_dataset(tasks, tok, max_length)
+    ds = sft_dataset(tasks, tok, max_length, max_result_chars)
     args = SFTConfig(output_dir=str(out_dir), max_steps=steps, learning_rate=lr, per_device_train_batch_size=batch_size,
                      logging_steps=1, save_strategy="no", report_to=[], seed=seed, bf16=False,
                      use_cpu=not torch.cuda.is_available(), max_length=max_length,

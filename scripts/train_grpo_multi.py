@@ -78,7 +78,7 @@ def main(argv=None):
         limits = Limits(max_steps=a.max_steps, max_turns=a.max_turns, max_tokens=a.max_completion)
         trainer = GRPOTrainer(model=model, reward_funcs=[episode_reward(a.reward)], args=config, train_dataset=grpo_dataset(tasks),
                               processing_class=tok, peft_config=peft_config,
-                              rollout_func=policy_rollout_func(tasks, tok, lambda trainer: policy, limits, pool),
+                              rollout_func=policy_rollout_func(tasks, tok, lambda trainer: policy, limits, pool, rewards=(a.reward,)),
                               callbacks=[JsonlLogger(out / "metrics.jsonl")] if main_rank else [])
         trainer.train(resume_from_checkpoint=a.resume or None)
     trainer.save_model(str(out / "checkpoint"))  # every rank: ZeRO-3 gathers the shards

@@ -55,7 +55,7 @@ def test_multi_gpu_grpo_config():
     with pytest.raises(ValueError, match="whole groups"): multi_gpu_args("runs/x", group=16, per_device=4, grad_acc=3)
 
 # ----------------------------------------------------------------------------------------------------- scripts
-@pytest.mark.parametrize("script", ["scripts/train_grpo_multi.py", "bench/gpu_check.py", "bench/train_cpu.py"])
+@pytest.mark.parametrize("script", ["scripts/train_grpo_multi.py", "bench/gpu_check.py", "bench/learn_cpu.py"])
 def test_python_scripts_compile(script): py_compile.compile(str(ROOT / script), doraise=True)
 
 @pytest.mark.parametrize("script", ["scripts/launch_multi_gpu.sh", "bench/gpu_check.sh"])
@@ -222,22 +222,32 @@ def test_gpu_check_code_path_on_cpu(tmp_path):
     assert r["status"] == "ok" and r["step_s"] > 0 and r["gen_tok_s"] > 0 and 0 < r["trainable"] < 100_000, r
 
 # ----------------------------------------------------------------------------------------------- CPU benchmark
-def test_train_cpu_split_holds_out_tool_combinations():
-    "The CPU benchmark's tasks: deterministic, enough held-out tasks, no test tool combination in train, gold replays."
-    import train_cpu
-    train, test = train_cpu.split_tasks(10, 20, seed=3)
-    assert json.dumps([train, test]) == json.dumps(train_cpu.split_tasks(10, 20, seed=3)) and len(test) == 10 and len(train) == 20
-    assert split_leaks(train + test) == 0
-    trajs = rollout_batch(train + test, gold_policy(), Limits(max_steps=8, max_turns=3))
-    assert all(tr.final_hash == t["gold_state_hash"] for tr, t in zip(trajs, train + test))
-    assert 0.5 < train_cpu.gold_ceiling(test) <= 1.0  # gold under the benchmark's own step and turn limits
+def test_learn_cpu_views_hold_out_states_and_combinations():
+    "The recipe's views: deterministic; seen combinations on unseen world seeds; unseen combinations never trained on; gold replays."
+    from prove_nb.grpo import HELD_SEEDS, RECIPE_LIMITS, TRAIN_SEEDS, recipe_tasks, tool_combination
+    views = recipe_tasks(300, 20, seed=3)
+    assert json.dumps(views) == json.dumps(recipe_tasks(300, 20, seed=3)) and len(views["sft"]) == 20
+    trained = {tool_combination(t) for t in views["sft"] + views["grpo"]}
+    assert all(t["seed"] in TRAIN_SEEDS for t in views["sft"] + views["grpo"]) and all(t["seed"] in HELD_SEEDS for t in views["seen_combinations"])
+    assert {tool_combination(t) for t in views["seen_combinations"]} <= trained and not trained & {tool_combination(t) for t in views["unseen_combinations"]}
+    held = views["seen_combinations"][:10] + views["unseen_combinations"][:10]
+    trajs = rollout_batch(held, gold_policy(), RECIPE_LIMITS)  # gold completes every held-out task within the recipe's limits
+    assert all(tr.final_hash == t["gold_state_hash"] for tr, t in zip(trajs, held))
 
-def test_train_cpu_stages_are_recorded_and_resumed(tmp_path):
+def test_learn_cpu_stages_are_recorded_and_resumed(tmp_path):
     "A recorded stage is read back under --resume and run again without it."
-    import train_cpu
+    import learn_cpu
     runs = []
     run = lambda: runs.append(1) or {"model": "m", "success": 0.5}
-    first = train_cpu.stage(tmp_path, "eval_m", run, resume=True)
-    assert train_cpu.stage(tmp_path, "eval_m", run, resume=True) == first and runs == [1] and first["stage_s"] >= 0
-    train_cpu.stage(tmp_path, "eval_m", run, resume=False)
+    first = learn_cpu.stage(tmp_path, "eval_m", run, resume=True)
+    assert learn_cpu.stage(tmp_path, "eval_m", run, resume=True) == first and runs == [1] and first["stage_s"] >= 0
+    learn_cpu.stage(tmp_path, "eval_m", run, resume=False)
     assert runs == [1, 1] and (tmp_path / "stage_eval_m.json").exists()
+
+def test_learn_cpu_paired_interval():
+    "Paired per-task records give the mean difference and a bootstrap interval that covers it."
+    import learn_cpu
+    a = {f"t{i}": {"success": i % 2} for i in range(40)}
+    b = {f"t{i}": {"success": 1} for i in range(40)}
+    g = learn_cpu.paired(a, b, "success")
+    assert g["gain"] == 0.5 and g["better"] == 20 and g["worse"] == 0 and 0.3 < g["ci95"][0] < 0.5 < g["ci95"][1] <= 0.7

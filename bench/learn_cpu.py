@@ -1,0 +1,158 @@
+"""Learning you can see on a CPU: base vs SFT vs SFT+GRPO with SmolLM2-135M-Instruct on held-out tasks, live servers.
+
+The recipe (the levers weighed in bench/RESULTS.md):
+- Tasks (`prove_nb.grpo.recipe_tasks`): one user turn, one or two chained calls, 3 tools of one server, no distractors, so a prompt
+  is about 0.5-0.8k tokens and a 135M model sits at the edge of its ability instead of far below it.
+- SFT on gold conversations until the model calls tools and stops (SFT_TASKS conversations, a few epochs).
+- GRPO from the SFT checkpoint with groups of GROUP rollouts of one task a step, reward PROVE + outcome (PROVE's
+  process reward plus 1 for gold final state and every answer fact), and dynamic sampling: a group whose rollouts all
+  score the same carries no advantage, so it is replaced by a fresh task's group (up to RESAMPLE rounds).
+- A second GRPO arm from the same checkpoint and seeds with recall + outcome instead (PROVE's thesis: recall pays for
+  verbosity, PROVE's budget term stops it); it is logged, not evaluated.
+
+Held-out views (world seeds 0-5 train, 6-7 never trained on):
+  seen_combinations    train-split tool combinations that occur in training, played on the unseen world seeds 6-7
+  unseen_combinations  test-split tasks: tool combinations held out of training altogether
+Every model plays the same tasks greedily in bfloat16 (3 assistant steps, 64 new tokens a step, 1,500 characters of a
+tool result read), every call executed live; success is `prove_nb.evaluate.grade`'s: gold final state AND every answer
+fact in the final reply. For SFT -> SFT+GRPO the paired per-task differences get 95% bootstrap intervals.
+
+    python bench/learn_cpu.py --quick     # a few minutes: the same pipeline at toy sizes
+    python bench/learn_cpu.py             # the benchmark: at most 90 minutes on 2 cores
+    python bench/learn_cpu.py --resume    # continue a stopped run from its recorded stages
+Writes runs/learn_cpu-{quick,full}/ and, for the full size, bench/results/learn_cpu.json.
+"""
+import argparse, json, os, sys, time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+
+from prove_nb.evaluate import run_trials
+from prove_nb.grpo import RECIPE_LIMITS, paired_gain, recipe_tasks
+from prove_nb.rewards import gold_hash
+from prove_nb.rollout import HFPolicy, load_model
+from prove_nb.server import World
+
+SIZES = {
+    "quick": dict(pool=400, seen=12, unseen=8, sft_tasks=24, sft_steps=6, sft_batch=4, grpo_steps=3, group=4, resample=1, recall_steps=2),
+    "full": dict(pool=3000, seen=150, unseen=100, sft_tasks=160, sft_steps=60, sft_batch=4, grpo_steps=24, group=8, resample=2, recall_steps=12),
+}
+LIMITS = RECIPE_LIMITS
+MAX_NEW, EVAL_BATCH = 64, 10
+
+def make_views(cfg: dict, seed: int) -> dict:
+    "The recipe's SFT and GRPO tasks and its two held-out views, cut to this size."
+    views = recipe_tasks(cfg["pool"], cfg["sft_tasks"], seed)
+    return {**views, "seen_combinations": views["seen_combinations"][:cfg["seen"]], "unseen_combinations": views["unseen_combinations"][:cfg["unseen"]]}
+
+# ------------------------------------------------------------------------------------------------------- evaluate
+def mean(xs) -> float:
+    xs = list(xs)
+    return sum(xs) / len(xs) if xs else 0.0
+
+def changes_state(task: dict) -> bool: return World.for_task(task).hash() != gold_hash(task)
+
+def evaluate(name: str, model_path: str, views: dict, out: Path) -> dict:
+    "Every view's tasks played greedily by the model at `model_path`: per-task records and summary metrics per view."
+    model, tok = load_model(model_path, dtype="bfloat16")
+    model.eval()
+    res = {}
+    for view in ("seen_combinations", "unseen_combinations"):
+        tasks = sorted(views[view], key=lambda t: len(json.dumps(t["tools"])) + len(t["turns"][0]["user"]))  # less padding
+        t0 = time.perf_counter()
+        rows = run_trials(tasks, HFPolicy(model, tok, MAX_NEW, 0.0, name=name), 1, LIMITS, rewards=("prove",), batch_size=EVAL_BATCH)
+        wall = time.perf_counter() - t0
+        writes = {t["id"]: changes_state(t) for t in tasks}
+        per = {r["task"]: {"success": int(r["success"]), "state": int(r["state"]), "prove": r["rewards"]["prove"], "calls": r["calls"],
+                           "tokens": r["tokens"], "stop": r["stop"], "write": writes[r["task"]]} for r in rows}
+        (out / f"eval_{name}_{view}.json").write_text(json.dumps(per))
+        res[view] = {"n": len(per), "success": mean(p["success"] for p in per.values()), "success_state_only": mean(p["state"] for p in per.values()),
+                     "success_state_changing": mean(p["success"] for p in per.values() if p["write"]), "n_state_changing": sum(p["write"] for p in per.values()),
+                     "prove": mean(p["prove"] for p in per.values()), "calls_per_task": mean(p["calls"] for p in per.values()),
+                     "eval_s": round(wall, 1), "gen_tok_s": round(sum(p["tokens"] for p in per.values()) / wall, 1),
+                     "stops": dict(Counter(p["stop"] for p in per.values()))}
+        print(f"  {name} {view}: " + json.dumps({k: v for k, v in res[view].items() if k != "stops"}), flush=True)
+    return res
+
+def paired(a: dict, b: dict, key: str) -> dict:
+    "`paired_gain` of per-task records `a` -> `b` on `key`."
+    ids = sorted(a)
+    return paired_gain([a[i][key] for i in ids], [b[i][key] for i in ids])
+
+# ------------------------------------------------------------------------------------------------------- training
+def grpo_curve(metrics: Path) -> dict:
+    "Per-step reward, calls per episode, PROVE efficiency and zero-variance share, and the mean step time."
+    rows = [r for l in metrics.read_text().splitlines() if l.strip() and "reward" in (r := json.loads(l))]
+    pick = lambda k: [round(r[k], 4) for r in rows if k in r]
+    return {"reward": pick("reward"), "calls_per_episode": pick("calls_per_episode"), "prove_efficiency": pick("prove/efficiency"),
+            "outcome": pick("outcome/state"), "zero_variance": pick("groups/zero_variance"), "step_s": round(mean(pick("step_time")), 1)}
+
+def stage(out: Path, name: str, run, resume: bool) -> dict:
+    "Run a stage and keep its record in out/stage_NAME.json; with `resume`, a recorded stage is read back instead."
+    f = out / f"stage_{name}.json"
+    if resume and f.exists(): return json.loads(f.read_text())
+    t = time.perf_counter()
+    rec = run()
+    rec["stage_s"] = round(time.perf_counter() - t, 1)
+    f.write_text(json.dumps(rec, indent=1))
+    return rec
+
+def table(rows: dict, view: str) -> str:
+    head = ("| model | tasks | success | state only | success, state-changing | PROVE | calls/task | gen tok/s | eval s |\n"
+            "|---|---|---|---|---|---|---|---|---|\n")
+    return head + "\n".join(f"| {m} | {r[view]['n']} | {r[view]['success']:.3f} | {r[view]['success_state_only']:.3f} | "
+                            f"{r[view]['success_state_changing']:.3f} ({r[view]['n_state_changing']}) | {r[view]['prove']:.3f} | "
+                            f"{r[view]['calls_per_task']:.2f} | {r[view]['gen_tok_s']} | {r[view]['eval_s']} |" for m, r in rows.items())
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="toy sizes: a few minutes")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--sft-lr", type=float, default=1e-4)
+    ap.add_argument("--grpo-lr", type=float, default=2e-5)
+    ap.add_argument("--out", help="output folder (default runs/learn_cpu-quick or runs/learn_cpu-full)")
+    ap.add_argument("--resume", action="store_true", help="reuse the stages already recorded in the output folder")
+    a = ap.parse_args(argv)
+    size = "quick" if a.quick else "full"
+    cfg = SIZES[size]
+    out = Path(a.out or ROOT / "runs" / f"learn_cpu-{size}"); out.mkdir(parents=True, exist_ok=True)
+    from prove_nb.sft import train_sft
+    from prove_nb.grpo import train_grpo
+    t_all = time.perf_counter()
+    views = make_views(cfg, a.seed)
+    print("tasks: " + ", ".join(f"{k} {len(v)}" for k, v in views.items()), flush=True)
+    sft = stage(out, "sft", lambda: {"checkpoint": str(train_sft(views["sft"], str(out / "sft"), steps=cfg["sft_steps"], lr=a.sft_lr,
+                                                                  batch_size=cfg["sft_batch"], max_length=1024, seed=a.seed, max_result_chars=LIMITS.max_result_chars))}, a.resume)
+    grpo_kw = dict(model=sft["checkpoint"], group=cfg["group"], batch_size=cfg["group"], lr=a.grpo_lr, beta=0.0, limits=LIMITS,
+                   max_new_tokens=MAX_NEW, max_completion=512, seed=a.seed, resample=cfg["resample"])
+    grpo = stage(out, "grpo", lambda: {"checkpoint": str(train_grpo(views["grpo"], str(out / "grpo"), steps=cfg["grpo_steps"],
+                                                                    reward="prove+outcome", **grpo_kw))}, a.resume)
+    recall = stage(out, "grpo_recall", lambda: {"checkpoint": str(train_grpo(views["grpo"], str(out / "grpo_recall"), steps=cfg["recall_steps"],
+                                                                             reward="recall+outcome", **grpo_kw))}, a.resume)
+    models = {"base": "smollm2-135m", "sft": sft["checkpoint"], "sft+grpo": grpo["checkpoint"]}
+    rows = {m: stage(out, f"eval_{m}", lambda m=m, p=p: evaluate(m, p, views, out), a.resume) for m, p in models.items()}
+    per = {(m, v): json.loads((out / f"eval_{m}_{v}.json").read_text()) for m in ("sft", "sft+grpo") for v in ("seen_combinations", "unseen_combinations")}
+    res = {"bench": "learn_cpu", "size": size, "config": cfg, "seed": a.seed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr,
+           "sizes": {k: len(v) for k, v in views.items()},
+           "seconds": {"sft": sft["stage_s"], "grpo": grpo["stage_s"], "grpo_recall": recall["stage_s"],
+                       **{f"eval_{m}": r["stage_s"] for m, r in rows.items()}, "wall": round(time.perf_counter() - t_all, 1)},
+           "grpo_curve": {"prove+outcome": grpo_curve(out / "grpo" / "metrics.jsonl"), "recall+outcome": grpo_curve(out / "grpo_recall" / "metrics.jsonl")}}
+    for v in ("seen_combinations", "unseen_combinations"):
+        res[v] = {m: r[v] for m, r in rows.items()}
+        res[v]["paired"] = {k: paired(per[("sft", v)], per[("sft+grpo", v)], key) for k, key in
+                            (("success", "success"), ("prove", "prove"), ("calls_per_task", "calls"), ("success_state_only", "state"))}
+    s = res["seen_combinations"]["paired"]
+    res["target_met"] = s["success"]["ci95"][0] > 0 and s["success"]["gain"] >= 0.08 and s["calls_per_task"]["gain"] <= 0
+    (out / "results.json").write_text(json.dumps(res, indent=1))
+    if size == "full":
+        (ROOT / "bench" / "results").mkdir(exist_ok=True)
+        (ROOT / "bench" / "results" / "learn_cpu.json").write_text(json.dumps(res, indent=1))
+    for v in ("seen_combinations", "unseen_combinations"):
+        print(f"\n### {v}\n\n" + table(rows, v) + "\n\nSFT -> SFT+GRPO, paired: " + json.dumps(res[v]["paired"]))
+    print(json.dumps({k: res[k] for k in ("seconds", "target_met")}))
+
+if __name__ == "__main__":
+    main()

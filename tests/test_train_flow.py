@@ -1,0 +1,34 @@
+"The README's training flow as a user types it: synthesize with the defaults, then one SFT step and one GRPO step."
+import json, os, subprocess, sys
+
+import pytest
+
+ENV = {**os.environ, "TRL_EXPERIMENTAL_SILENCE": "1", "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "2")}
+
+def prove(*args, check=True):
+    "Run the `prove` command in a fresh process."
+    return subprocess.run([sys.executable, "-c", "from prove_nb.cli import main; main()", *map(str, args)],
+                          capture_output=True, text=True, check=check, env=ENV)
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    d = tmp_path_factory.mktemp("flow") / "data"
+    prove("synth", "--n", 200, "--seed", 3, "--out", d)
+    return d
+
+@pytest.mark.slow
+def test_default_synthesis_trains_sft_then_grpo(data, tmp_path):
+    "`prove synth` with its defaults feeds `prove train` with its defaults: an SFT step, then a GRPO step from it."
+    sft = prove("train", "--stage", "sft", "--model", "smollm2-135m", "--data", data, "--out", tmp_path / "sft", "--steps", 1)
+    assert (tmp_path / "sft" / "checkpoint" / "model.safetensors").exists(), sft.stdout + sft.stderr
+    loss = [h["loss"] for h in json.loads((tmp_path / "sft" / "sft_log.json").read_text()) if "loss" in h]
+    assert len(loss) == 1 and loss[0] > 0
+    prove("train", "--stage", "grpo", "--model", tmp_path / "sft", "--data", data, "--out", tmp_path / "grpo", "--steps", 1)
+    rows = [json.loads(l) for l in (tmp_path / "grpo" / "metrics.jsonl").read_text().splitlines() if l.strip()]
+    assert any("reward" in r and "prove/coverage" in r for r in rows) and (tmp_path / "grpo" / "checkpoint" / "model.safetensors").exists()
+
+def test_conversations_too_long_are_explained_before_training(data, tmp_path):
+    "When no conversation fits, `prove train` says how long they are and which flag to change: no stack trace."
+    r = prove("train", "--stage", "sft", "--data", data, "--out", tmp_path / "sft", "--steps", 1, "--max-length", 64, check=False)
+    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert "longer than max_length=64" in r.stderr and "--max-length" in r.stderr and not (tmp_path / "sft" / "checkpoint").exists()
