@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from prove_nb.adapters import (environment_class, environment_dataset, environment_factory, environment_reward, gold_chat_policy,
-                               gold_completion_ids, serve_streaming_policy, score_messages)
+                               gold_completion_ids, serve_streaming_policy, score_messages, task_of_messages)
 from prove_nb.core import parse_message
 from prove_nb.grpo import task_prompt
 from prove_nb.rewards import get_reward
@@ -99,13 +99,13 @@ def test_grpo_step_environment_factory_matches_rollout_func(tmp_path):
     from prove_nb.rollout import load_model
     from prove_nb.sft import ensure_logprob_kernel
     ensure_logprob_kernel()
-    tasks = [trim(t) for t in by_id("syn-000042", "syn-000009")]  # 2 and 1 gold steps; the first has a dependency
+    tasks = [trim(t) for t in by_id("syn-000042", "syn-000009")]  # 3 gold calls in 2 steps (one depends on the first step), and 1
     model, tok = load_model()
     seen = {}
     def recorded(fn, path):
         def f(prompts, completions, **kw):
             out = fn(prompts, completions, **kw)
-            for t, r in zip(kw["task"], out): seen.setdefault(path, {}).setdefault(json.loads(t)["id"], []).append(r)
+            for p, r in zip(prompts, out): seen.setdefault(path, {}).setdefault(task_of_messages(tasks, p)["id"], []).append(r)
             return out
         f.__name__ = fn.__name__
         return f
@@ -122,22 +122,34 @@ def test_grpo_step_environment_factory_matches_rollout_func(tmp_path):
     want = {t["id"]: [pytest.approx(direct(t))] * 2 for t in tasks}
     assert seen["env"] == want and seen["rollout"] == want
     logs = env_run.state.log_history[0]
-    assert logs["prove/state_agrees"] == 1.0 and logs["tools/call_frequency"] == 1.5 and logs["tools/failure_frequency"] == 0.0
+    assert logs["prove/state_agrees"] == 1.0 and logs["tools/call_frequency"] == 2.0 and logs["tools/failure_frequency"] == 0.0
 
+
+def vf_eval(out, url, *args):
+    "verifiers' own CLI on prove-env, the sample tasks and the endpoint at `url`: its chat harness, as a local subprocess."
+    env = {**os.environ, "PATH": f"{VF}:{os.environ['PATH']}", "PROVE_NO_KEY": "EMPTY"}
+    return subprocess.run([str(VF / "vf-eval"), "prove-env", "--env.taskset.tasks", str(TASKS), *args, "--client.base-url", url,
+                           "--client.api-key-var", "PROVE_NO_KEY", "-m", "prove-policy", "--no-push", "--env.agent.harness.id", "null",
+                           "--env.agent.runtime.type", "subprocess", "-o", str(out)], env=env, cwd=out, capture_output=True, text=True, timeout=600)
+
+@pytest.mark.skipif(not (VF / "vf-eval").exists(), reason="verifiers lives in its own environment (it pins mcp==2.0.0): run `make verifiers-env` first")
+def test_load_environment_in_the_verifiers_environment_with_its_own_mcp():
+    code = ("import importlib.metadata as m, prove_env; env = prove_env.load_environment(tasks=%r); "
+            "print(type(env).__name__, len(env.taskset.load()), m.version('mcp'))" % str(TASKS))
+    out = subprocess.run([str(VF / "python"), "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.stdout.split() == ["SingleAgentEnv", str(len(sample())), "2.0.0"], out.stderr[-2000:]
+
+def read_traces(out) -> list:
+    return [tr for f in out.rglob("traces.jsonl") for l in f.read_text().splitlines() for tr in json.loads(l)["traces"]]
 
 @pytest.mark.skipif(not (VF / "vf-eval").exists(), reason="verifiers lives in its own environment (it pins mcp==2.0.0): run `make verifiers-env` first")
 def test_vf_eval_runs_prove_env_against_the_library_policy_server(tmp_path):
     "verifiers' own CLI evaluates three tasks, two rollouts each, against gold served by the library: same rewards, isolated worlds."
     tasks = sample()
     with serve_streaming_policy(gold_chat_policy(tasks)) as srv:
-        env = {**os.environ, "PATH": f"{VF}:{os.environ['PATH']}", "PROVE_NO_KEY": "EMPTY"}
-        r = subprocess.run([str(VF / "vf-eval"), "prove-env", "--env.taskset.tasks", str(TASKS), "-n", "3", "-r", "2",
-                            "--client.base-url", srv.url, "--client.api-key-var", "PROVE_NO_KEY", "-m", "prove-policy", "--no-push",
-                            "--env.agent.harness.id", "null", "--env.agent.runtime.type", "subprocess", "-o", str(tmp_path)],
-                           env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        r = vf_eval(tmp_path, srv.url, "-n", "3", "-r", "2")
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
-    rows = [json.loads(l) for f in tmp_path.rglob("traces.jsonl") for l in f.read_text().splitlines()]
-    traces = [tr for row in rows for tr in row["traces"]]
+    traces = read_traces(tmp_path)
     assert len(traces) == 6 and all(tr["ok"] and not tr["errors"] for tr in traces)
     ts = {t["id"]: t for t in tasks}
     for tr in traces:
@@ -145,5 +157,23 @@ def test_vf_eval_runs_prove_env_against_the_library_policy_server(tmp_path):
         gold = rollout(task, gold_policy())
         assert tr["rewards"]["prove"]["score"] == pytest.approx(direct(task))
         assert tr["metrics"] == pytest.approx(get_reward("prove")(task, gold.to_completion()).components)
+        assert tr["rewards"]["prove"]["score"] == pytest.approx(score_messages(task, [n["message"] for n in tr["nodes"]]).total)
         tool_texts = [n["message"]["content"] for n in tr["nodes"] if (n.get("message") or {}).get("role") == "tool"]
         assert tool_texts == [m["content"] for m in gold.messages if m["role"] == "tool"]  # each rollout on a world fresh from the seed
+
+
+@pytest.mark.skipif(not (VF / "vf-eval").exists(), reason="verifiers lives in its own environment (it pins mcp==2.0.0): run `make verifiers-env` first")
+def test_vf_eval_scores_smollm2_like_the_library(tmp_path):
+    "SmolLM2 served by the library, evaluated by verifiers' CLI: every rollout's reward is the library's score of its transcript."
+    from prove_nb.rollout import HFPolicy, load_model
+    tasks = sample()
+    with serve_streaming_policy(HFPolicy(*load_model(), max_new_tokens=48)) as srv:
+        r = vf_eval(tmp_path, srv.url, "-n", "2", "--env.agent.max-turns", "3")
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    traces = read_traces(tmp_path)
+    assert len(traces) == 2 and all(tr["ok"] and not tr["errors"] for tr in traces)
+    ts = {t["id"]: t for t in tasks}
+    for tr in traces:
+        msgs = [n["message"] for n in tr["nodes"]]
+        assert any(m["role"] == "assistant" for m in msgs)
+        assert tr["rewards"]["prove"]["score"] == pytest.approx(score_messages(ts[tr["task"]["data"]["id"]], msgs).total)
