@@ -5,11 +5,12 @@
 # %% ../nbs/17_adapters.ipynb #ad000002
 from __future__ import annotations
 import inspect, json, re
+from statistics import fmean
 from typing import Annotated, Callable, Literal, Union
 
 from .core import user_msg
 from .grpo import task_prompt
-from .rewards import RewardResult, _share, get_reward, trajectory
+from .rewards import RewardResult, get_reward, trajectory
 from .rollout import ScriptedPolicy, chat_view, gold_reply
 from .server import World
 
@@ -60,10 +61,10 @@ def dress(f: Callable, fn: dict, first: list = ()) -> Callable:
 def world_tools(task: dict, world: World | None = None) -> list[Callable]:
     "The task's tools as functions over one world (fresh from the task's seed unless given); each returns the tool message text."
     w = world or World.for_task(task)
-    def tool(name):
-        def f(**arguments) -> str: return w.call(name, arguments).text
-        return dress(f, next(t["function"] for t in task["tools"] if t["function"]["name"] == name))
-    return [tool(t["function"]["name"]) for t in task["tools"]]
+    def tool(fn):
+        def f(**arguments) -> str: return w.call(fn["name"], arguments).text
+        return dress(f, fn)
+    return [tool(t["function"]) for t in task["tools"]]
 
 # %% ../nbs/17_adapters.ipynb #ad000008
 class ProveEnvironment:
@@ -116,8 +117,8 @@ def environment_reward(name: str = "prove", **config) -> Callable:
     def reward_fn(prompts, completions, environments=None, log_metric=None, **kw) -> list[float]:
         scored = [score_environment(e, p, c, name, **config) for e, p, c in zip(environments, prompts, completions)]
         if log_metric:
-            for k in sorted({k for r, _ in scored for k in r.components}): log_metric(f"{name}/{k}", _share(r.components.get(k, 0.0) for r, _ in scored))
-            log_metric(f"{name}/state_agrees", _share(ok for _, ok in scored))
+            for k in sorted({k for r, _ in scored for k in r.components}): log_metric(f"{name}/{k}", fmean(r.components[k] for r, _ in scored if k in r.components))
+            log_metric(f"{name}/state_agrees", fmean(ok for _, ok in scored))
         return [r.total for r, _ in scored]
     reward_fn.__name__ = f"{name}_env_reward"
     return reward_fn
