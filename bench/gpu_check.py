@@ -86,7 +86,7 @@ class CountingPolicy:
         return replies
 
 class InferenceMode:
-    "A policy run with its model switched to inference mode (Unsloth's `for_inference`: KV cache on) and back to training after."
+    "A policy run with its model switched to inference mode and back to training after: a model training with gradient checkpointing keeps no KV cache."
     def __init__(self, policy, model, to_inference, to_training):
         self.policy, self.model, self.to_inference, self.to_training, self.name = policy, model, to_inference, to_training, policy.name
     def act(self, convs, tools, tasks):
@@ -124,7 +124,7 @@ def run_case(backend: str, size: str, folder: Path, urls: dict) -> dict:
         from transformers import AutoModelForCausalLM, AutoTokenizer
         model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.bfloat16 if cuda() else torch.float32)
         tok = AutoTokenizer.from_pretrained(folder)
-        peft_config, modes = LoraConfig(task_type="CAUSAL_LM", **LORA), None
+        peft_config, modes = LoraConfig(task_type="CAUSAL_LM", **LORA), (lambda m: m.eval(), lambda m: m.train())
     from trl import GRPOConfig, GRPOTrainer
     from prove_nb.grpo import episode_reward, grpo_dataset
     from prove_nb.rollout import HFPolicy, Limits, prepare_tokenizer
@@ -135,8 +135,7 @@ def run_case(backend: str, size: str, folder: Path, urls: dict) -> dict:
     tok, work, calls = prepare_tokenizer(tok), tasks(), []
     def policy_for(trainer):
         m = trainer.accelerator.unwrap_model(trainer.model)
-        policy = HFPolicy(m, tok, NEW_TOKENS, 1.0)  # Unsloth's training forward keeps no KV cache: generate in its inference mode
-        return CountingPolicy(InferenceMode(policy, m, *modes) if modes else policy, calls)
+        return CountingPolicy(InferenceMode(HFPolicy(m, tok, NEW_TOKENS, 1.0), m, *modes), calls)
     args = GRPOConfig(output_dir=tempfile.mkdtemp(), max_steps=STEPS, per_device_train_batch_size=BATCH, num_generations=GROUP,
                       max_completion_length=1024, learning_rate=1e-5, beta=0.0, bf16=cuda(), use_cpu=not cuda(), logging_steps=1,
                       save_strategy="no", report_to=[], seed=0, use_vllm=False, temperature=1.0, gradient_checkpointing=True)

@@ -6,7 +6,7 @@
 #  3. a stand-in for the device: a CPython 3.11 venv with CPU torch 2.13, transformers 5.17, peft 0.21, accelerate 1.15
 #     and the device-image packages the wheels need (no torch 2.11 or CPU torch wheel for 3.12 can be had here), and the
 #     same wheel set prepared for 3.11;
-#  4. the device command itself, bench/device/run.sh, on that stand-in: install, requirement check, imports, the GPU
+#  4. the device command itself, bench/device/run.sh, on that stand-in and without network: install, requirement check, imports, the GPU
 #     check on the CPU with a tiny random Qwen3 (both backends: Unsloth's row records why it cannot run on a CPU),
 #     and the scale notebook's GPU cells (recorded as not runnable without a GPU).
 # Writes everything under build/device-rehearsal/ (ignored).
@@ -31,6 +31,8 @@ if [ ! -x "$STANDIN/bin/python" ]; then
 fi
 .venv/bin/python bench/device/prepare.py --python-version 3.11 --out "$R/wheels311"
 t "4. the device command on the stand-in"
-time env PYTHON="$STANDIN/bin/python" SITE="$R/site311" OUT="$R/out" WHEELS_DIR="$R/wheels311" BUDGET=${BUDGET:-420} OMP_NUM_THREADS=1 \
+# without network, as there: a network namespace with only loopback (where unshare is allowed)
+NONET=(); unshare -n true 2>/dev/null && NONET=(unshare -n sh -c 'ip link set lo up && exec "$@"' -) && echo "no network: ${NONET[*]}"
+time "${NONET[@]}" env PYTHON="$STANDIN/bin/python" SITE="$R/site311" OUT="$R/out" WHEELS_DIR="$R/wheels311" BUDGET=${BUDGET:-420} OMP_NUM_THREADS=1 \
   bash bench/device/run.sh --cpu --sizes tiny
 ls -la "$R/out"
