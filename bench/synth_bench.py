@@ -40,7 +40,7 @@ def main():
            "conversations_per_s": round(len(tasks) / seconds, 1), "workers": a.workers, "servers": len(report["servers"]), "check_seconds": round(check_s, 1),
            **{k: stats[k] for k in ("executable_rate", "state_match_rate", "grounded_rate", "split_leaks", "tools_in_train",
                                     "tools_of_train_servers", "tools_missing_from_train", "categories", "structures", "depths", "turns",
-                                    "calls_per_task", "max_error_rate")},
+                                    "calls_per_task", "max_error_rate", "description_leak", "repeated_wording")},
            "generation": {k: v for k, v in report.items() if k != "servers"}}
     if a.check_determinism:
         env = {**os.environ, "PYTHONHASHSEED": "12345"}

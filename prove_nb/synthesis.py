@@ -1161,16 +1161,16 @@ def h_supply(d: Dialogue) -> S:
     "The user gives the missing value or says which entity; the remaining calls run in this turn."
     g, rng = d.g, d.rng
     graph, out = graph_of(g.plan.server), _words()
-    if "supply" in d.pending:  # half the time the user says the whole request again, the value in place
+    if "supply" in d.pending:  # mostly the user says the request again, the value in place (a bare "Use 50." repeats across tasks)
         label, value, j = d.pending["supply"]
         out["literals"].append(fact(value))
-        again = clause(intent_of(d, j, out), rng) if rng.random() < 0.5 else ""
+        again = clause(intent_of(d, j, out), rng) if rng.random() < 0.7 else ""
         d.turn(supply_value(label, say(value), rng, again), out)
         d.pending = {"resolving": True, "later": list(g.order)}
     else:
         ref = ref_text(d, d.pending["amb"], out)
         its = [j for j in d.pending["later"] if graph.kind(g.plan.nodes[j].tool) == "write" or g.plan.nodes[j].target]
-        again = clause(intent_of(d, its[0], out), rng) if its and rng.random() < 0.5 else ""
+        again = clause(intent_of(d, its[0], out), rng) if its and rng.random() < 0.7 else ""
         d.turn(supply_choice(ref, rng, again), out)
         d.pending = {"resolving": True, "later": d.pending["later"]}
     return step(S.SUPPLY, d.cfg, rng)

@@ -201,26 +201,28 @@ def test_gold_messages_are_what_training_sees(bank):
     for t in [x for x in bank if gold_calls(x)][:10]:
         assert gold_messages(t) == rollout(t, gold_policy(), Limits(max_steps=12)).messages
 
-def test_teacher_endpoint_end_to_end(tmp_path):
-    "prove synth --teacher against real OpenAI-compatible servers: SmolLM2-135M, and a scripted model whose rewrites half pass."
+def test_teacher_endpoint_end_to_end(tmp_path, bank):
+    "prove synth --teacher against a real OpenAI-compatible server (SmolLM2-135M behind serve_policy); a scripted endpoint shows both outcomes."
     from prove_nb.cli import main
     from prove_nb.core import assistant_msg
     from prove_nb.evaluate import policy_from_name, serve_policy
+    from prove_nb.realize import openai_teacher
     from prove_nb.rollout import ScriptedPolicy
+    with serve_policy(policy_from_name("smollm2-135m", max_new_tokens=16), port=0, background=True, model="smollm2") as srv:
+        main(["synth", "--n", "2", "--seed", "0", "--servers", "banking", "--out", str(tmp_path), "--teacher", srv.url, "--teacher-model", "smollm2"])
+    stats, tasks = json.loads((tmp_path / "stats.json").read_text()), load_tasks(tmp_path)
+    gen = stats["generation"]
+    kept, dropped = gen.get("teacher_kept", 0), gen.get("teacher_dropped", 0)
+    assert gen["config"]["teacher"] and kept + dropped == sum(len(t["turns"]) for t in tasks)
+    assert dropped == sum(v for k, v in gen.items() if k.startswith("teacher_dropped:"))
+    assert stats["executable_rate"] == stats["grounded_rate"] == 1.0 and all(replay(t) == (True, True) for t in tasks)
     calls = []
     def half(task, messages):  # every other rewrite invents a name
         calls.append(text := messages[-1]["content"].rsplit("Message: ", 1)[1])
         return assistant_msg("Yo, " + text if len(calls) % 2 else text + " Ask Bob too.")
-    for name, policy in (("smollm2", policy_from_name("smollm2-135m", max_new_tokens=24)), ("scripted", ScriptedPolicy(half))):
-        out = tmp_path / name
-        with serve_policy(policy, port=0, background=True, model=name) as srv:
-            main(["synth", "--n", "3", "--seed", "0", "--servers", "banking", "--out", str(out), "--teacher", srv.url, "--teacher-model", name])
-        stats, tasks = json.loads((out / "stats.json").read_text()), load_tasks(out)
-        gen, turns = stats["generation"], sum(len(t["turns"]) for t in tasks)
-        kept, dropped = gen.get("teacher_kept", 0), gen.get("teacher_dropped", 0)
-        assert gen["config"]["teacher"] and kept + dropped == turns
-        assert dropped == sum(v for k, v in gen.items() if k.startswith("teacher_dropped:"))
-        assert stats["executable_rate"] == stats["grounded_rate"] == 1.0 and all(replay(t) == (True, True) for t in tasks)
-        if name == "scripted":
-            assert kept > 0 and gen["teacher_dropped:invented_name"] > 0
-            assert sum(t["user"].startswith("Yo, ") for x in tasks for t in x["turns"]) == kept
+    tasks = json.loads(json.dumps(bank[:6]))
+    with serve_policy(ScriptedPolicy(half), port=0, background=True, model="scripted") as srv:
+        cnt = apply_teacher(tasks, openai_teacher(srv.url, "scripted"))
+    assert cnt["teacher_kept"] > 0 and cnt["teacher_dropped:invented_name"] > 0 and len(calls) == sum(len(t["turns"]) for t in tasks)
+    assert sum(t["user"].startswith("Yo, ") for x in tasks for t in x["turns"]) == cnt["teacher_kept"]
+    assert all(grounded(t) and replay(t) == (True, True) for t in tasks)
