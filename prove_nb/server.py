@@ -395,7 +395,7 @@ def to_mcp(server: ToolServer, seed: int = 0, size: str = "small", admin: bool |
         meta, name, args = _meta(ctx), params.name, params.arguments
         sid = meta.get(SESSION_KEY)
         if name in ops:
-            if isinstance(admin, str) and not hmac.compare_digest(str(meta.get(ADMIN_KEY, "")), admin):
+            if isinstance(admin, str) and not hmac.compare_digest(str(meta.get(ADMIN_KEY, "")).encode(), admin.encode()):
                 return _result(ToolResult(False, error=f"{name} needs this server's admin token in _meta['{ADMIN_KEY}']"))
             return _result(await ops[name](args or {}))
         if sid is None and require_session:
@@ -405,7 +405,7 @@ def to_mcp(server: ToolServer, seed: int = 0, size: str = "small", admin: bool |
         return _result(await run_limited(session, lambda s, lim: s.call(name, args, lim), mgr.limits.call_timeout, name))
 
     srv = Server(server.name, instructions=server.description, on_list_tools=list_tools, on_call_tool=call_tool)
-    srv.prove_sessions, srv.prove_admin = mgr, admin
+    srv.prove_sessions = mgr
     return srv
 
 # %% ../nbs/02_server.ipynb #0e84b14e

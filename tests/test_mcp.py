@@ -188,6 +188,8 @@ def test_admin_tools_off_by_default():
             names = {t.name for t in (await c.client.list_tools()).tools}
             assert names == set(banking.tools)
             with pytest.raises(RuntimeError, match="admin token"): await c.admin("hash")
+            c.admin_token = "t\u00f6k"
+            with pytest.raises(RuntimeError, match="admin token"): await c.admin("hash")
             c.admin_token = "t0k"
             assert len((await c.admin("hash"))["hash"]) == 32
             with pytest.raises(RuntimeError, match="parameter 'seed' must be integer"): await c.admin("create", seed="1")
