@@ -6,13 +6,14 @@ from prove_nb.server import example_arguments, load_server, server_names
 CRASH = " failed: "  # Session.call reports an exception that escaped a tool's own checks as "<tool> failed: <Type>: ..."
 
 def bad_values(spec):
-    "Schema-invalid argument sets: missing required, wrong types, unknown parameter, out-of-enum values."
+    "Schema-invalid argument sets: missing required, wrong types, NaN and infinities, unknown parameter, out-of-enum values."
     req = spec.schema["function"]["parameters"]["required"]
     good = {p: "x" for p in req}
     out = ([{}] if req else []) + [{"no_such_param": 1}]
     for p, s in spec.params.items():
         wrong = {"string": 3, "integer": "three", "number": "3.5", "boolean": "yes", "array": "a,b", "object": [1]}.get(s.get("type"), object())
         out.append({**good, p: wrong})
+        if s.get("type") in ("number", "integer"): out += [{**good, p: v} for v in (float("nan"), float("inf"), float("-inf"))]
         if "enum" in s: out.append({**good, p: "__not_in_enum__"})
     return out
 
