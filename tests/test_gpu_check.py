@@ -92,3 +92,20 @@ def test_device_command_installs_with_no_index(tmp_path):
     res = subprocess.run(["bash", str(ROOT / "bench/device/run.sh"), "--install-only"], env=env, capture_output=True, text=True, check=True)
     assert "installing 2 wheels" in res.stdout and (site / "carried_one/__init__.py").exists() and (site / "carried_two/__init__.py").exists()
     assert "verify: 2 distributions" in (out / "verify.txt").read_text() and "0 unmet" in (out / "verify.txt").read_text()
+
+def test_scale_gpu_cell_runs_with_the_local_model_and_few_steps(tmp_path, monkeypatch):
+    "The one-GPU cell's own source, run with its hub model swapped for the local random one and its sizes cut (training stubbed)."
+    import gpu_check, prove_nb.scale as scale
+    got = {}
+    monkeypatch.setattr(gpu_check, "build", lambda size, folder: got.setdefault("built", (size, folder)))
+    def fake_train(tasks, out, **kw):
+        got.update(tasks=tasks, out=out, **kw); (ck := tmp_path / "run" / "checkpoint").mkdir(parents=True, exist_ok=True); return ck
+    monkeypatch.setattr(scale, "train_grpo_unsloth", fake_train)
+    (cid, src), = [c for c in scale_cells.gpu_cells() if "train_grpo_unsloth" in c[1]]
+    printed = scale_cells.run_cell(src, steps=2, n_tasks=6)
+    assert got["built"][0] == "0.6b" and got["model"] == str(got["built"][1]) and got["steps"] == 2 and got["max_completion"] == 1024
+    assert 0 < len(got["tasks"]) <= 6 and all(t["split"] == "train" for t in got["tasks"]) and got["out"] == "runs/unsloth-qwen3-4b"
+    assert printed.strip() == f"figure: {tmp_path / 'run' / 'rewards.png'}"
+
+@pytest.mark.parametrize("script", ["bench/device/run.sh", "bench/device/rehearse.sh", "bench/gpu_check.sh"])
+def test_device_shell_scripts_parse(script): subprocess.run(["bash", "-n", str(ROOT / script)], check=True)
