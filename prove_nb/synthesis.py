@@ -1615,11 +1615,12 @@ a tokenizer that has no tool-calling template (SmolLM2; Qwen2.5 tokenizers alrea
 ## Loading
 ```python
 from prove_nb.synthesis import load_tasks, gold_messages
-from prove_nb.rollout import load_model
+from prove_nb.rollout import chat_view, load_model
 tasks = load_tasks("tasks.jsonl")          # or: datasets.load_from_disk("hf")
 messages = gold_messages(tasks[0])         # the full gold conversation, tool results included
 model, tok = load_model("smollm2-135m")    # its tokenizer gets the ChatML tool-calling template
-text = tok.apply_chat_template(messages, tools=tasks[0]["tools"], tokenize=False)
+# chat_view decodes tool-call arguments to objects, as chat templates expect; SFT tokenizes exactly this
+text = tok.apply_chat_template(chat_view(messages), tools=tasks[0]["tools"], tokenize=False)
 ```
 """
 
