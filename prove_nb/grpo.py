@@ -9,7 +9,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from .rewards import trajectory, get_reward
-from .rollout import HFPolicy, Limits, chat_view, load_model, rollout_batch
+from .rollout import HFPolicy, Limits, bf16_training, chat_view, load_model, rollout_batch
 from .sft import ensure_logprob_kernel
 
 # %% auto #0
@@ -161,7 +161,7 @@ def train_grpo(tasks: list[dict], out_dir: str, model: str = "smollm2-135m", ste
     args = GRPOConfig(output_dir=str(out), max_steps=steps, learning_rate=lr, per_device_train_batch_size=batch_size,
                       num_generations=group, beta=beta, loss_type=loss_type, temperature=temperature, logging_steps=1,
                       max_completion_length=max_completion, save_strategy="steps", save_steps=max(1, steps // 2), save_total_limit=1,
-                      report_to=[], seed=seed, bf16=False, use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False)
+                      report_to=[], seed=seed, bf16=bf16_training(), use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False)
     rollout_func = make_rollout_func(tasks, tok, limits, max_new_tokens, temperature, names, resample, seed, policy_for=policy_for, gen_dtype=gen_dtype)
     trainer = GRPOTrainer(model=m, reward_funcs=[episode_reward(n) for n in names], args=args, train_dataset=grpo_dataset(tasks),
                           processing_class=tok, rollout_func=rollout_func, peft_config=lora_config(lora_rank) if lora_rank else None,

@@ -15,8 +15,8 @@ from .server import World, ToolResult
 # %% auto #0
 __all__ = ['SMOLLM2', 'Limits', 'clip_result', 'CallRecord', 'Trajectory', 'Reply', 'Policy', 'ScriptedPolicy', 'gold_reply',
            'gold_policy', 'noop_policy', 'execute', 'system_messages', 'rollout_batch', 'rollout', 'cache_dir',
-           'smollm2_path', 'prepare_tokenizer', 'load_model', 'chat_view', 'render_prompt', 'Generation',
-           'common_prefix', 'CachedLM', 'HFPolicy', 'OpenAIPolicy']
+           'smollm2_path', 'prepare_tokenizer', 'load_model', 'bf16_training', 'chat_view', 'render_prompt',
+           'Generation', 'common_prefix', 'CachedLM', 'HFPolicy', 'OpenAIPolicy']
 
 # %% ../nbs/08_rollout.ipynb #8606d24e
 @dataclass
@@ -199,6 +199,12 @@ def load_model(name_or_path: str = SMOLLM2, dtype: str = "float32"):
     model.generation_config.pad_token_id = tok.pad_token_id
     return model, tok
 
+def bf16_training() -> bool:
+    "Whether to train in bfloat16 mixed precision: on a GPU that supports it, or a CPU with native bfloat16 (AVX512-BF16)."
+    import torch
+    if torch.cuda.is_available(): return torch.cuda.is_bf16_supported()
+    return bool(getattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)())
+
 # %% ../nbs/08_rollout.ipynb #faba8078
 def chat_view(messages: list) -> list:
     "Messages with tool-call arguments decoded to objects, as chat templates expect."
@@ -281,7 +287,11 @@ class CachedLM:
     def generate(self, prompts: list, max_new_tokens: int, temperature: float = 0.0) -> list[Generation]:
         "Sample a reply to every prompt (token ids), reading from the cache whatever a cached row already holds."
         import torch
-        with torch.no_grad(): return self._generate(prompts, max_new_tokens, temperature)
+        training = self.model.training  # a model in training mode may return no cache (gradient checkpointing)
+        try:
+            self.model.eval()
+            with torch.no_grad(): return self._generate(prompts, max_new_tokens, temperature)
+        finally: self.model.train(training)
 
     def _generate(self, prompts, max_new_tokens, temperature):
         import torch
