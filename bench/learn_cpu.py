@@ -38,7 +38,7 @@ from prove_nb.server import World
 
 SIZES = {
     "quick": dict(pool=400, seen=12, unseen=8, sft_tasks=24, sft_steps=6, sft_batch=4, grpo_steps=3, group=4, resample=1, recall_steps=2),
-    "full": dict(pool=3000, seen=150, unseen=100, sft_tasks=160, sft_steps=60, sft_batch=4, grpo_steps=24, group=8, resample=2, recall_steps=12),
+    "full": dict(pool=3000, seen=150, unseen=100, sft_tasks=128, sft_steps=32, sft_batch=4, grpo_steps=20, group=8, resample=2, recall_steps=10),
 }
 LIMITS = RECIPE_LIMITS
 MAX_NEW, EVAL_BATCH = 64, 10
@@ -125,15 +125,16 @@ def main(argv=None):
     views = make_views(cfg, a.seed)
     print("tasks: " + ", ".join(f"{k} {len(v)}" for k, v in views.items()), flush=True)
     sft = stage(out, "sft", lambda: {"checkpoint": str(train_sft(views["sft"], str(out / "sft"), steps=cfg["sft_steps"], lr=a.sft_lr,
-                                                                  batch_size=cfg["sft_batch"], max_length=1024, seed=a.seed, max_result_chars=LIMITS.max_result_chars))}, a.resume)
+                                                                  batch_size=cfg["sft_batch"], max_length=1536, seed=a.seed, max_result_chars=LIMITS.max_result_chars))}, a.resume)
     grpo_kw = dict(model=sft["checkpoint"], group=cfg["group"], batch_size=cfg["group"], lr=a.grpo_lr, beta=0.0, limits=LIMITS,
-                   max_new_tokens=MAX_NEW, max_completion=512, seed=a.seed, resample=cfg["resample"])
+                   max_new_tokens=MAX_NEW, max_completion=1024, seed=a.seed, resample=cfg["resample"])
     grpo = stage(out, "grpo", lambda: {"checkpoint": str(train_grpo(views["grpo"], str(out / "grpo"), steps=cfg["grpo_steps"],
                                                                     reward="prove+outcome", **grpo_kw))}, a.resume)
+    models = {"sft": sft["checkpoint"], "sft+grpo": grpo["checkpoint"], "base": "smollm2-135m"}  # the paired comparison first
+    rows = {m: stage(out, f"eval_{m}", lambda m=m, p=p: evaluate(m, p, views, out), a.resume) for m, p in models.items()}
+    rows = {m: rows[m] for m in ("base", "sft", "sft+grpo")}
     recall = stage(out, "grpo_recall", lambda: {"checkpoint": str(train_grpo(views["grpo"], str(out / "grpo_recall"), steps=cfg["recall_steps"],
                                                                              reward="recall+outcome", **grpo_kw))}, a.resume)
-    models = {"base": "smollm2-135m", "sft": sft["checkpoint"], "sft+grpo": grpo["checkpoint"]}
-    rows = {m: stage(out, f"eval_{m}", lambda m=m, p=p: evaluate(m, p, views, out), a.resume) for m, p in models.items()}
     per = {(m, v): json.loads((out / f"eval_{m}_{v}.json").read_text()) for m in ("sft", "sft+grpo") for v in ("seen_combinations", "unseen_combinations")}
     res = {"bench": "learn_cpu", "size": size, "config": cfg, "seed": a.seed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr,
            "sizes": {k: len(v) for k, v in views.items()},

@@ -66,7 +66,7 @@ def stage_audit(out: Path, sc: Scale) -> dict:
 
 def stage_sft(out: Path, sc: Scale) -> dict:
     from prove_nb.sft import train_sft
-    ck = train_sft(load_view(out, "sft"), out / "sft", steps=sc.sft_steps, batch_size=4, lr=1e-4, max_length=1024,
+    ck = train_sft(load_view(out, "sft"), out / "sft", steps=sc.sft_steps, batch_size=4, lr=1e-4, max_length=1536,
                    max_result_chars=RECIPE_LIMITS.max_result_chars)
     losses = [h["loss"] for h in json.loads((out / "sft" / "sft_log.json").read_text()) if "loss" in h]
     return {"checkpoint": str(ck), "loss_first": losses[0], "loss_last": losses[-1]}
@@ -75,7 +75,7 @@ def stage_grpo(out: Path, sc: Scale) -> dict:
     from prove_nb.grpo import train_grpo
     ck = train_grpo(load_view(out, "grpo"), out / "grpo", str(out / "sft" / "checkpoint"), steps=sc.grpo_steps, reward="prove+outcome",
                     group=sc.group, batch_size=sc.group, lr=2e-5, beta=0.0, resample=sc.resample, max_new_tokens=sc.max_new_tokens,
-                    max_completion=512, limits=RECIPE_LIMITS)
+                    max_completion=1024, limits=RECIPE_LIMITS)
     rows = [json.loads(l) for l in (out / "grpo" / "metrics.jsonl").read_text().splitlines() if l.strip()]
     return {"checkpoint": str(ck), "reward_by_step": [round(r["reward"], 3) for r in rows if "reward" in r]}
 

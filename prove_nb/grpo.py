@@ -228,10 +228,10 @@ def recipe_run(out_dir, views: dict, sft_steps: int, grpo_steps: int, group: int
     from prove_nb.evaluate import run_trials
     from prove_nb.sft import train_sft
     out = Path(out_dir)
-    sft = train_sft(views["sft"], str(out / "sft"), steps=sft_steps, batch_size=4, lr=1e-4, max_length=1024,
+    sft = train_sft(views["sft"], str(out / "sft"), steps=sft_steps, batch_size=4, lr=1e-4, max_length=1536,
                     max_result_chars=RECIPE_LIMITS.max_result_chars)
     grpo = train_grpo(views["grpo"], str(out / "grpo"), str(sft), steps=grpo_steps, reward=reward, group=group, batch_size=group,
-                      lr=grpo_lr, beta=0.0, resample=resample, max_new_tokens=max_new_tokens, max_completion=512, limits=RECIPE_LIMITS)
+                      lr=grpo_lr, beta=0.0, resample=resample, max_new_tokens=max_new_tokens, max_completion=1024, limits=RECIPE_LIMITS)
     tasks, rows = views["seen_combinations"][:eval_tasks], {}
     for name, ck in (("sft", sft), ("sft+grpo", grpo)):
         m, tok = load_model(str(ck), dtype="bfloat16")
