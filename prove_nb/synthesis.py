@@ -868,9 +868,9 @@ def ref_text(d: Dialogue, v: int, out: dict, vague: int | None = None, swap: tup
     if var.source == "out": return ("the new " if (var.entity, g.ids[v]) in g.created.get(var.node, []) else "that ") + ent
     i, r = swap if swap else (g.ids[v], g.refs.get(v))
     if v == vague: base = f"one of the {plural(ent)}"
-    elif var.source == "given" or not r:
+    elif var.source == "given" or not r:  # an id the user holds: said as one ("customer ID cus_0010")
         out["mentions"].append({"entity": var.entity, "id": i, "text": i})
-        base = f"the {ent} {i}"
+        base = rng.choice([f"the {ent} {i}", f"{ent} ID {i}", f"the {ent} with ID {i}"]) if _IDV.match(i) else f"the {ent} {i}"
     else:
         f, val, named = r
         out["mentions"].append({"entity": var.entity, "id": i, "text": val})
