@@ -129,12 +129,12 @@ def main(argv=None):
     grpo_kw = dict(model=sft["checkpoint"], group=cfg["group"], batch_size=cfg["group"], lr=a.grpo_lr, beta=0.0, limits=LIMITS,
                    max_new_tokens=MAX_NEW, max_completion=1024, seed=a.seed, resample=cfg["resample"])
     grpo = stage(out, "grpo", lambda: {"checkpoint": str(train_grpo(views["grpo"], str(out / "grpo"), steps=cfg["grpo_steps"],
-                                                                    reward="prove+outcome", **grpo_kw))}, a.resume)
+                                                                    reward="prove+outcome", monitor=("recall",), **grpo_kw))}, a.resume)
     models = {"sft": sft["checkpoint"], "sft+grpo": grpo["checkpoint"], "base": "smollm2-135m"}  # the paired comparison first
     rows = {m: stage(out, f"eval_{m}", lambda m=m, p=p: evaluate(m, p, views, out), a.resume) for m, p in models.items()}
     rows = {m: rows[m] for m in ("base", "sft", "sft+grpo")}
     recall = stage(out, "grpo_recall", lambda: {"checkpoint": str(train_grpo(views["grpo"], str(out / "grpo_recall"), steps=cfg["recall_steps"],
-                                                                             reward="recall+outcome", **grpo_kw))}, a.resume)
+                                                                             reward="recall+outcome", monitor=("prove",), **grpo_kw))}, a.resume)
     per = {(m, v): json.loads((out / f"eval_{m}_{v}.json").read_text()) for m in ("sft", "sft+grpo") for v in ("seen_combinations", "unseen_combinations")}
     res = {"bench": "learn_cpu", "size": size, "config": cfg, "seed": a.seed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr,
            "sizes": {k: len(v) for k, v in views.items()},

@@ -56,25 +56,25 @@ def score_episodes(rewards, tasks: list[dict], trajs: list, n_prompt: list) -> l
     return [{n: get_reward(n)(t, trajectory(t, tr.messages, context=k, whole=False, ran=(tr.world, tr.calls))) for n in rewards}
             for t, tr, k in zip(tasks, trajs, n_prompt)]
 
-def informative(scores: list[dict]) -> bool:
-    "Whether a group's summed rewards differ (else its advantages are all zero)."
-    return len({round(sum(r.total for r in s.values()), 9) for s in scores}) > 1
+def informative(scores: list[dict], trained) -> bool:
+    "Whether a group's sums of the `trained` rewards differ (else its advantages are all zero)."
+    return len({round(sum(s[n].total for n in trained), 9) for s in scores}) > 1
 
 # %% ../nbs/10_grpo.ipynb #58e69688
 def make_rollout_func(tasks: list[dict], tok, limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128,
                       temperature: float = 1.0, rewards=("prove",), resample: int = 0, seed: int = 0, policy_for=None, worlds=None,
-                      gen_dtype: str | None = "bfloat16"):
-    "A TRL `rollout_func` that plays tasks live, scores them as they ran, and returns tokens, env masks and the scores."
+                      gen_dtype: str | None = "bfloat16", monitor=()):
+    "A TRL `rollout_func` that plays tasks live, scores them as they ran (`rewards`, and `monitor` ones only logged), and returns tokens, env masks and the scores."
     by_id, rng = {t["id"]: t for t in tasks}, random.Random(seed)
     def play(batch, policy):
         with worlds() if worlds else nullcontext(): trajs = rollout_batch(batch, policy, limits)
-        return trajs, score_episodes(rewards, batch, trajs, [len(task_prompt(t)) for t in batch])
+        return trajs, score_episodes((*rewards, *monitor), batch, trajs, [len(task_prompt(t)) for t in batch])
     def rollout_func(prompts, trainer):
         batch, G = [by_id[p[0]["task_id"]] for p in prompts], trainer.num_generations
         policy = policy_for(trainer) if policy_for else sampling_policy(trainer, tok, max_new_tokens, temperature, gen_dtype)
         trajs, scores = play(batch, policy)
         groups = list(range(0, len(batch), G)) if len(batch) % G == 0 else []
-        dead = [g for g in groups if not informative(scores[g:g + G])]
+        dead = [g for g in groups if not informative(scores[g:g + G], rewards)]
         stats = {"groups": len(groups), "zero_variance": len(dead), "resampled": 0}
         for _ in range(resample):
             fresh = [t for t in tasks if t["id"] not in {b["id"] for b in batch}]
@@ -83,7 +83,7 @@ def make_rollout_func(tasks: list[dict], tok, limits: Limits = Limits(max_steps=
             new_trajs, new_scores = play([t for t in picks for _ in range(G)], policy)
             stats["resampled"] += len(picks)
             for j, t in enumerate(picks):
-                if informative(new_scores[j * G:(j + 1) * G]):
+                if informative(new_scores[j * G:(j + 1) * G], rewards):
                     g = dead.pop(0)
                     batch[g:g + G], trajs[g:g + G], scores[g:g + G] = [t] * G, new_trajs[j * G:(j + 1) * G], new_scores[j * G:(j + 1) * G]
         stats["zero_variance_after"] = len(dead)
@@ -150,8 +150,8 @@ def train_grpo(tasks: list[dict], out_dir: str, model: str = "smollm2-135m", ste
                group: int = 4, batch_size: int = 4, lr: float = 1e-6, beta: float = 0.01, loss_type: str = "dapo",
                limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128, max_completion: int = 1024,
                temperature: float = 1.0, lora_rank: int | None = None, seed: int = 0, resample: int = 0,
-               gen_dtype: str | None = "bfloat16", policy_for=None, resume: bool = False) -> Path:
-    "Train `model` with GRPO on live rollouts of `tasks`, rewarded by the sum of the rewards in `reward`; returns the checkpoint folder."
+               gen_dtype: str | None = "bfloat16", policy_for=None, monitor: tuple = (), resume: bool = False) -> Path:
+    "Train `model` with GRPO on live rollouts of `tasks`, rewarded by the sum of the rewards in `reward` (`monitor` ones only logged); returns the checkpoint folder."
     import torch
     from trl import GRPOConfig, GRPOTrainer
     ensure_logprob_kernel()
@@ -161,15 +161,17 @@ def train_grpo(tasks: list[dict], out_dir: str, model: str = "smollm2-135m", ste
     args = GRPOConfig(output_dir=str(out), max_steps=steps, learning_rate=lr, per_device_train_batch_size=batch_size,
                       num_generations=group, beta=beta, loss_type=loss_type, temperature=temperature, logging_steps=1,
                       max_completion_length=max_completion, save_strategy="steps", save_steps=max(1, steps // 2), save_total_limit=1,
-                      report_to=[], seed=seed, bf16=bf16_training(), use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False)
-    rollout_func = make_rollout_func(tasks, tok, limits, max_new_tokens, temperature, names, resample, seed, policy_for=policy_for, gen_dtype=gen_dtype)
-    trainer = GRPOTrainer(model=m, reward_funcs=[episode_reward(n) for n in names], args=args, train_dataset=grpo_dataset(tasks),
+                      report_to=[], seed=seed, bf16=bf16_training(), use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False,
+                      reward_weights=[1.0] * len(names) + [0.0] * len(monitor))
+    rollout_func = make_rollout_func(tasks, tok, limits, max_new_tokens, temperature, names, resample, seed, policy_for=policy_for, gen_dtype=gen_dtype,
+                                     monitor=monitor)
+    trainer = GRPOTrainer(model=m, reward_funcs=[episode_reward(n) for n in (*names, *monitor)], args=args, train_dataset=grpo_dataset(tasks),
                           processing_class=tok, rollout_func=rollout_func, peft_config=lora_config(lora_rank) if lora_rank else None,
                           callbacks=[JsonlLogger(out / "metrics.jsonl")])
     trainer.train(resume_from_checkpoint=resume or None)
     ck = out / "checkpoint"
     (trainer.model.merge_and_unload() if lora_rank else trainer.model).save_pretrained(str(ck)); tok.save_pretrained(str(ck))
-    plot_metrics(out / "metrics.jsonl", out / "rewards.png", [f"{n}/" for n in names])
+    plot_metrics(out / "metrics.jsonl", out / "rewards.png", [f"{n}/" for n in (*names, *monitor)])
     return ck
 
 # %% ../nbs/10_grpo.ipynb #059b1318
