@@ -1,7 +1,7 @@
 """MCP conformance with the official client (in memory, over a real stdio subprocess, over streamable HTTP), and the
 hardening of issue 15: one validator on every path, finite numbers, admin tools off the model's surface, tokens,
 per-call time limits, session limits, stdio signals and malformed JSON-RPC."""
-import json, math, os, signal, socket, subprocess, sys, time
+import json, math, os, signal, socket, subprocess, sys, threading, time
 import anyio, httpx, pytest
 from mcp import Client, StdioServerParameters
 from prove_nb.server import (ADMIN_KEY, SESSION_KEY, MCPToolClient, ServeLimits, example_arguments, load_server, server_names,
@@ -137,9 +137,14 @@ def test_no_nan_or_infinity_anywhere():
     assert seen == 3 * 98  # every number parameter (and list of numbers) of the 343 tools
 
 def rpc(proc, msg: dict | str, reply=True):
-    "Send one line to a raw stdio server; its reply (a dict) when `reply`."
+    "Send one line to a raw stdio server; its reply (a dict) when `reply`, failing after 30 s without one."
     proc.stdin.write((msg if isinstance(msg, str) else json.dumps(msg)) + "\n"); proc.stdin.flush()
-    return json.loads(proc.stdout.readline()) if reply else None
+    if not reply: return None
+    line = []
+    t = threading.Thread(target=lambda: line.append(proc.stdout.readline()), daemon=True)
+    t.start(); t.join(30)
+    assert line, f"no reply to {msg!r}"
+    return json.loads(line[0])
 
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "raw", "version": "0"}}}
