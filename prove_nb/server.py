@@ -385,6 +385,7 @@ def to_mcp(server: ToolServer, seed: int = 0, size: str = "small", admin: bool |
     from mcp.server import Server
     import mcp_types as mt
     mgr = SessionManager(server, seed, size, limits)
+    server.seed_state(seed, size)  # built now, not on the event loop by the first call
     listed = [mt.Tool(name=n, description=s.schema["function"]["description"], input_schema=s.schema["function"]["parameters"])
               for n, s in server.tools.items()]
     ops = admin_ops(mgr) if admin else {}
