@@ -10,7 +10,7 @@ from prove_nb.core import parse_message
 from prove_nb.grpo import task_prompt
 from prove_nb.rewards import get_reward
 from prove_nb.rollout import gold_policy, rollout
-from prove_nb.server import World
+from prove_nb.server import World, load_server
 from prove_nb.synthesis import load_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,9 +21,17 @@ VF = ROOT / ".venv-verifiers" / "bin"
 def sample(one_turn=True):
     return [t for t in load_tasks(TASKS) if len(t["turns"]) == 1 or not one_turn]
 
-def by_id(*ids):
-    ts = {t["id"]: t for t in load_tasks(TASKS)}
-    return [ts[i] for i in ids]
+def gold_steps(task) -> list: return task["turns"][0].get("gold") or []
+
+def is_write(task, name) -> bool: return load_server(World.for_task(task).route[name]).tools[name].kind == "write"
+
+def dependent_task():
+    "A one-turn sample task of at most three gold calls over two or more steps, a later one depending on an earlier one."
+    return next(t for t in sample() if len(gold_steps(t)) >= 2 and t.get("deps") and sum(map(len, gold_steps(t))) <= 3)
+
+def one_write_task():
+    "A one-turn sample task whose gold is a single state-changing call."
+    return next(t for t in sample() if [len(s) for s in gold_steps(t)] == [1] and is_write(t, gold_steps(t)[0][0]["name"]))
 
 def direct(task) -> float:
     "The library's reward of the gold completion, scored directly."
@@ -51,7 +59,7 @@ def test_environment_methods_are_the_task_tools():
             assert list(shown["parameters"]["properties"]) == list(want["properties"]) and shown["parameters"].get("required", []) == want["required"]
 
 def test_reset_gives_each_rollout_a_fresh_isolated_world():
-    task = by_id("syn-000009")[0]
+    task = one_write_task()
     a, b = environment_class(task)(), environment_class(task)()
     for e in (a, b): e.reset(task=json.dumps(task))
     seed = a.state_hash
@@ -63,10 +71,13 @@ def test_reset_gives_each_rollout_a_fresh_isolated_world():
     assert a.state_hash == seed
 
 def test_bad_arguments_reach_the_world_validator_like_rollout():
-    task = by_id("syn-000042")[0]
+    task = dependent_task()
+    call = gold_steps(task)[-1][0]
+    p = next(iter(call["arguments"]))
+    args = {**call["arguments"], p: 12345 if isinstance(call["arguments"][p], str) else "x", "no_such_parameter": 1}
     env = environment_class(task)(); env.reset(task=json.dumps(task))
-    args = {"user_id": "mpu_0012", "place_id": "poi_0001", "rating": "three", "stars": 1}
-    assert env.write_place_review(**args) == World.for_task(task).call("write_place_review", args).text
+    got = getattr(env, call["name"])(**args)
+    assert got.startswith("Error:") and got == World.for_task(task).call(call["name"], args).text
 
 def test_environment_reward_equals_the_library_on_every_gold_episode():
     for task in sample():
@@ -78,10 +89,10 @@ def test_environment_reward_equals_the_library_on_every_gold_episode():
         assert logged["prove/state_agrees"] == 1.0
 
 def test_a_wrong_episode_scores_below_gold_through_the_environment():
-    task = by_id("syn-000042")[0]
+    task = dependent_task()
     prompt = task_prompt(task)
-    wrong = [{"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {"name": "find_map_users", "arguments": {"name": "Nobody"}}}]},
-             {"role": "assistant", "content": "Done."}]
+    wrong = [{"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": c} for c in gold_steps(task)[0]]},
+             {"role": "assistant", "content": "Done."}]  # stops after the first step
     got = environment_reward()([prompt], [wrong], environments=[play_like_trl(task, wrong)])
     assert got[0] == pytest.approx(score_messages(task, prompt + wrong, context=len(prompt)).total) and got[0] < direct(task)
 
@@ -99,7 +110,7 @@ def test_grpo_step_environment_factory_matches_rollout_func(tmp_path):
     from prove_nb.rollout import load_model
     from prove_nb.sft import ensure_logprob_kernel
     ensure_logprob_kernel()
-    tasks = [trim(t) for t in by_id("syn-000042", "syn-000009")]  # 3 gold calls in 2 steps (one depends on the first step), and 1
+    tasks = [trim(dependent_task()), trim(one_write_task())]
     model, tok = load_model()
     seen = {}
     def recorded(fn, path):
@@ -122,7 +133,7 @@ def test_grpo_step_environment_factory_matches_rollout_func(tmp_path):
     want = {t["id"]: [pytest.approx(direct(t))] * 2 for t in tasks}
     assert seen["env"] == want and seen["rollout"] == want
     logs = env_run.state.log_history[0]
-    assert logs["prove/state_agrees"] == 1.0 and logs["tools/call_frequency"] == 2.0 and logs["tools/failure_frequency"] == 0.0
+    assert logs["prove/state_agrees"] == 1.0 and logs["tools/call_frequency"] == sum(len(c) for t in tasks for c in gold_steps(t)) / 2 and logs["tools/failure_frequency"] == 0.0
 
 
 def vf_eval(out, url, *args):
