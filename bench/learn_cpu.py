@@ -115,9 +115,10 @@ def main(argv=None):
     ap.add_argument("--grpo-lr", type=float, default=2e-5)
     ap.add_argument("--out", help="output folder (default runs/learn_cpu-quick or runs/learn_cpu-full)")
     ap.add_argument("--resume", action="store_true", help="reuse the stages already recorded in the output folder")
+    for k in ("sft_steps", "grpo_steps", "recall_steps", "seen", "unseen"): ap.add_argument("--" + k.replace("_", "-"), type=int, help="override the size's value")
     a = ap.parse_args(argv)
     size = "quick" if a.quick else "full"
-    cfg = SIZES[size]
+    cfg = {**SIZES[size], **{k: v for k, v in vars(a).items() if k in SIZES[size] and v is not None}}
     out = Path(a.out or ROOT / "runs" / f"learn_cpu-{size}"); out.mkdir(parents=True, exist_ok=True)
     from prove_nb.sft import train_sft
     from prove_nb.grpo import train_grpo

@@ -127,15 +127,18 @@ def resolve_model(name: str) -> str:
 def cmd_train(args):
     tasks = train_tasks(args.data)
     model = resolve_model(args.model)
-    if args.stage == "sft":
-        from prove_nb.sft import train_sft
-        ck = train_sft(tasks, args.out, model, steps=args.steps, lr=args.lr or 5e-5, batch_size=args.batch_size or 4, max_length=args.max_length)
-    else:
-        from prove_nb.grpo import train_grpo
-        from prove_nb.rollout import Limits
-        ck = train_grpo(tasks, args.out, model, steps=args.steps, reward=args.reward, group=args.group, batch_size=args.batch_size or args.group,
-                        lr=args.lr or 1e-6, beta=args.beta, loss_type=args.loss_type, limits=Limits(max_steps=args.max_steps, max_turns=args.max_turns),
-                        max_new_tokens=args.max_new_tokens, max_completion=args.max_length, lora_rank=args.lora_rank, resume=args.resume)
+    try:
+        if args.stage == "sft":
+            from prove_nb.sft import train_sft
+            ck = train_sft(tasks, args.out, model, steps=args.steps, lr=args.lr or 5e-5, batch_size=args.batch_size or 4, max_length=args.max_length)
+        else:
+            from prove_nb.grpo import train_grpo
+            from prove_nb.rollout import Limits
+            ck = train_grpo(tasks, args.out, model, steps=args.steps, reward=args.reward, group=args.group, batch_size=args.batch_size or args.group,
+                            lr=args.lr or 1e-6, beta=args.beta, loss_type=args.loss_type, limits=Limits(max_steps=args.max_steps, max_turns=args.max_turns),
+                            max_new_tokens=args.max_new_tokens, max_completion=args.max_length, lora_rank=args.lora_rank, resample=args.resample,
+                            resume=args.resume)
+    except ValueError as e: raise SystemExit(f"prove train: error: {e}") from None  # bad data or flags: the message, no trace
     print(f"checkpoint: {ck}")
 
 # %% ../nbs/99_cli.ipynb #eec4091d
@@ -194,16 +197,17 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("train", help="SFT or GRPO a model on a synthesized dataset")
     s.add_argument("--stage", choices=["sft", "grpo"], required=True); s.add_argument("--model", default="smollm2-135m")
     s.add_argument("--data", required=True); s.add_argument("--out", required=True); s.add_argument("--steps", type=int, default=20)
-    s.add_argument("--reward", default="prove"); s.add_argument("--group", type=int, default=4); s.add_argument("--resume", action="store_true")
+    s.add_argument("--reward", default="prove", help="a reward, or a sum such as prove+outcome"); s.add_argument("--group", type=int, default=4); s.add_argument("--resume", action="store_true")
     s.add_argument("--lr", type=float, help="learning rate (default: 5e-5 for SFT, 1e-6 for GRPO)")
     s.add_argument("--batch-size", type=int, help="conversations (SFT) or completions (GRPO, a multiple of --group) per step")
-    s.add_argument("--max-length", type=int, default=1024, help="tokens per SFT conversation or GRPO completion")
+    s.add_argument("--max-length", type=int, default=4096, help="tokens per SFT conversation or GRPO completion (longer conversations are left out)")
     s.add_argument("--beta", type=float, default=0.01, help="GRPO KL coefficient (0 skips the reference model)")
     s.add_argument("--loss-type", default="dapo", help="GRPO loss: grpo, dapo, dr_grpo, bnpo")
     s.add_argument("--max-steps", type=int, default=4, help="GRPO rollouts: assistant steps per user turn")
     s.add_argument("--max-turns", type=int, default=3, help="GRPO rollouts: user turns per episode")
     s.add_argument("--max-new-tokens", type=int, default=128, help="GRPO rollouts: tokens per assistant step")
     s.add_argument("--lora-rank", type=int, help="GRPO: train LoRA adapters of this rank (merged into the checkpoint), not all weights")
+    s.add_argument("--resample", type=int, default=0, help="GRPO: rounds of replacing groups whose rollouts all score the same")
     s.set_defaults(fn=cmd_train)
     s = sub.add_parser("eval", help="evaluate a policy: held-out tasks or BFCL multi-turn")
     s.add_argument("suite", choices=["heldout", "bfcl"]); s.add_argument("--model", default="gold")

@@ -143,7 +143,9 @@ def plot_metrics(path, out_png, prefixes=("prove/",)):
 def reward_names(reward: str) -> tuple:
     "The rewards a spec like `prove+outcome` sums."
     names = tuple(reward.split("+"))
-    for n in names: get_reward(n)  # unknown names fail here, before any training
+    for n in names:  # unknown names fail here, before any training
+        try: get_reward(n)
+        except KeyError as e: raise ValueError(e.args[0]) from None
     return names
 
 def train_grpo(tasks: list[dict], out_dir: str, model: str = "smollm2-135m", steps: int = 10, reward: str = "prove",
