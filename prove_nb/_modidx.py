@@ -502,6 +502,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                  'prove_nb/rollout.py'),
                                   'prove_nb.rollout._take': ('rollout.html#_take', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout._turn_position': ('rollout.html#_turn_position', 'prove_nb/rollout.py'),
+                                  'prove_nb.rollout.bf16_training': ('rollout.html#bf16_training', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.cache_dir': ('rollout.html#cache_dir', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.chat_view': ('rollout.html#chat_view', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.clip_result': ('rollout.html#clip_result', 'prove_nb/rollout.py'),
