@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
 from prove_nb.evaluate import run_trials
-from prove_nb.grpo import RECIPE_LIMITS, paired_gain, recipe_tasks
+from prove_nb.grpo import RECIPE_LIMITS, paired_gain, plot_learning, recipe_tasks
 from prove_nb.rewards import gold_hash
 from prove_nb.rollout import HFPolicy, load_model
 from prove_nb.server import World
@@ -149,9 +149,12 @@ def main(argv=None):
     s = res["seen_combinations"]["paired"]
     res["target_met"] = s["success"]["ci95"][0] > 0 and s["success"]["gain"] >= 0.08 and s["calls_per_task"]["gain"] <= 0
     (out / "results.json").write_text(json.dumps(res, indent=1))
+    arms = {"PROVE + outcome": out / "grpo" / "metrics.jsonl", "recall + outcome": out / "grpo_recall" / "metrics.jsonl"}
+    plot_learning(arms, out / "arms.png", window=3, keys=("reward", "calls_per_episode", "prove/efficiency"))
     if size == "full":
         (ROOT / "bench" / "results").mkdir(exist_ok=True)
         (ROOT / "bench" / "results" / "learn_cpu.json").write_text(json.dumps(res, indent=1))
+        plot_learning(arms, ROOT / "bench" / "results" / "learn_cpu_arms.png", window=3, keys=("reward", "calls_per_episode", "prove/efficiency"))
     for v in ("seen_combinations", "unseen_combinations"):
         print(f"\n### {v}\n\n" + table(rows, v) + "\n\nSFT -> SFT+GRPO, paired: " + json.dumps(res[v]["paired"]))
     print(json.dumps({k: res[k] for k in ("seconds", "target_met")}))
