@@ -21,7 +21,7 @@ setup: $(STAMP)
 
 test: export OMP_NUM_THREADS = 1
 test: export TRL_EXPERIMENTAL_SILENCE = 1
-test: setup
+test: setup verifiers-env
 	$(VENV)/bin/nbdev-test --n-workers 2
 	$(PY) -m pytest -q -x tests
 
