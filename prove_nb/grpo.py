@@ -16,7 +16,8 @@ from .sft import ensure_logprob_kernel
 __all__ = ['LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'task_prompt', 'grpo_dataset',
            'episode_tokens', 'sampling_policy', 'score_episodes', 'informative', 'make_rollout_func', 'episode_reward',
            'lora_config', 'JsonlLogger', 'plot_metrics', 'reward_names', 'train_grpo', 'tool_combination',
-           'recipe_tasks', 'paired_gain', 'moving_average', 'plot_learning', 'recipe_run', 'before_after']
+           'world_index', 'recipe_tasks', 'paired_gain', 'moving_average', 'plot_learning', 'recipe_run',
+           'before_after']
 
 # %% ../nbs/10_grpo.ipynb #858b8a1a
 def task_prompt(task: dict) -> list[dict]:
@@ -185,15 +186,20 @@ def tool_combination(task: dict) -> tuple:
     "The sorted names of the tools a task's gold calls use."
     return tuple(sorted({c["name"] for t in task["turns"] for s in t["gold"] or [] for c in s}))
 
+def world_index(task: dict) -> int:
+    "Which of its synthesis run's world seeds a task plays on (synthesis seed s uses worlds 8s .. 8s+7)."
+    from prove_nb.synthesis import SynthConfig
+    return task["seed"] % SynthConfig.world_seeds
+
 def recipe_tasks(n: int, n_sft: int, seed: int = 0) -> dict:
-    "SFT and GRPO tasks (world seeds 0-5) and the two held-out views, from one synthesis of `n` short tasks."
+    "SFT and GRPO tasks (world seeds 0-5 of the run) and the two held-out views, from one synthesis of `n` short tasks."
     from prove_nb.synthesis import SynthConfig, synthesize
     tasks = synthesize(n, seed=seed, depth_min=1, depth_max=2, config=SynthConfig(**RECIPE_SYNTH), progress=False)
-    train = [t for t in tasks if t["split"] == "train" and t["seed"] in TRAIN_SEEDS]
+    train = [t for t in tasks if t["split"] == "train" and world_index(t) in TRAIN_SEEDS]
     random.Random(seed).shuffle(train)
     trained = {tool_combination(t) for t in train}
     return {"sft": train[:n_sft], "grpo": train[n_sft:],
-            "seen_combinations": [t for t in tasks if t["split"] == "train" and t["seed"] in HELD_SEEDS and tool_combination(t) in trained],
+            "seen_combinations": [t for t in tasks if t["split"] == "train" and world_index(t) in HELD_SEEDS and tool_combination(t) in trained],
             "unseen_combinations": [t for t in tasks if t["split"] == "test"]}
 
 # %% ../nbs/10_grpo.ipynb #85ce69f6

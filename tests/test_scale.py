@@ -224,11 +224,11 @@ def test_gpu_check_code_path_on_cpu(tmp_path):
 # ----------------------------------------------------------------------------------------------- CPU benchmark
 def test_learn_cpu_views_hold_out_states_and_combinations():
     "The recipe's views: deterministic; seen combinations on unseen world seeds; unseen combinations never trained on; gold replays."
-    from prove_nb.grpo import HELD_SEEDS, RECIPE_LIMITS, TRAIN_SEEDS, recipe_tasks, tool_combination
+    from prove_nb.grpo import HELD_SEEDS, RECIPE_LIMITS, TRAIN_SEEDS, recipe_tasks, tool_combination, world_index
     views = recipe_tasks(300, 20, seed=3)
     assert json.dumps(views) == json.dumps(recipe_tasks(300, 20, seed=3)) and len(views["sft"]) == 20
     trained = {tool_combination(t) for t in views["sft"] + views["grpo"]}
-    assert all(t["seed"] in TRAIN_SEEDS for t in views["sft"] + views["grpo"]) and all(t["seed"] in HELD_SEEDS for t in views["seen_combinations"])
+    assert all(world_index(t) in TRAIN_SEEDS for t in views["sft"] + views["grpo"]) and all(world_index(t) in HELD_SEEDS for t in views["seen_combinations"])
     assert {tool_combination(t) for t in views["seen_combinations"]} <= trained and not trained & {tool_combination(t) for t in views["unseen_combinations"]}
     held = views["seen_combinations"][:10] + views["unseen_combinations"][:10]
     trajs = rollout_batch(held, gold_policy(), RECIPE_LIMITS)  # gold completes every held-out task within the recipe's limits
