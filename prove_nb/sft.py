@@ -45,18 +45,30 @@ def sft_dataset(tasks: list[dict], tok, max_length: int = 2048, max_result_chars
 
 # %% ../nbs/09_sft.ipynb #09154106
 class TorchChunkedLogProb:
-    "PyTorch stand-in for TRL's Triton log-prob kernel: per-token log-probs and the optional statistics."
+    "PyTorch stand-in for TRL's Triton log-prob kernel: per-token log-probs and the optional statistics, `chunk_size` tokens at a time."
+    KEYS = ("entropy", "log_sum_sq_probs", "mean_logits", "is_top1")
+
     @staticmethod
-    def apply(hidden, weight, bias, targets, temperature, chunk_size, softcap=None, logit_scale=1.0, outputs=("entropy",)):
+    def _chunk(hidden, weight, bias, targets, temperature, softcap, logit_scale, outputs):
         import torch
         logits = torch.nn.functional.linear(hidden, weight, bias).float() * logit_scale
         if softcap is not None: logits = softcap * torch.tanh(logits / softcap)
         logits = logits / temperature
         logp = torch.log_softmax(logits, dim=-1)
-        picked = logp.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
         opt = {"entropy": lambda: -(logp.exp() * logp).sum(-1), "log_sum_sq_probs": lambda: torch.logsumexp(2 * logp, -1),
                "mean_logits": lambda: logits.mean(-1), "is_top1": lambda: logits.argmax(-1) == targets}
-        return (picked, *(opt[k]() if k in outputs else None for k in opt))
+        return (logp.gather(-1, targets.unsqueeze(-1)).squeeze(-1), *(opt[k]() if k in outputs else None for k in TorchChunkedLogProb.KEYS))
+
+    @staticmethod
+    def apply(hidden, weight, bias, targets, temperature, chunk_size, softcap=None, logit_scale=1.0, outputs=("entropy",)):
+        "Each chunk's logits are recomputed in the backward pass instead of kept: memory grows with `chunk_size`, not with the batch."
+        import torch
+        from torch.utils.checkpoint import checkpoint
+        step = max(1, chunk_size or len(targets))
+        parts = [checkpoint(TorchChunkedLogProb._chunk, hidden[i:i + step], weight, bias, targets[i:i + step], temperature, softcap,
+                            logit_scale, tuple(outputs), use_reentrant=False) for i in range(0, len(targets), step)] or \
+                [TorchChunkedLogProb._chunk(hidden, weight, bias, targets, temperature, softcap, logit_scale, tuple(outputs))]
+        return tuple(None if p[0] is None else torch.cat(p) for p in zip(*parts))
 
 def ensure_logprob_kernel() -> str:
     "Install the PyTorch log-prob kernel into TRL if its Triton one is unavailable; returns which one is in use."
