@@ -61,10 +61,10 @@ class TorchChunkedLogProb:
 
     @staticmethod
     def apply(hidden, weight, bias, targets, temperature, chunk_size, softcap=None, logit_scale=1.0, outputs=("entropy",)):
-        "Each chunk's logits are recomputed in the backward pass instead of kept: memory grows with `chunk_size`, not with the batch."
+        "Each chunk's logits are recomputed in the backward pass instead of kept: memory grows with the chunk, not with the batch."
         import torch
         from torch.utils.checkpoint import checkpoint
-        step = max(1, chunk_size or len(targets))
+        step = max(1, min(chunk_size or 1024, 1024))  # TRL asks for 32k-token chunks: 6 GB of float32 logits on a 49k vocabulary
         parts = [checkpoint(TorchChunkedLogProb._chunk, hidden[i:i + step], weight, bias, targets[i:i + step], temperature, softcap,
                             logit_scale, tuple(outputs), use_reentrant=False) for i in range(0, len(targets), step)] or \
                 [TorchChunkedLogProb._chunk(hidden, weight, bias, targets, temperature, softcap, logit_scale, tuple(outputs))]
