@@ -54,7 +54,7 @@ def run_arm(arm: str, model_path: str, n_tasks: int, group: int, grpo_steps: int
     trajs = rollout_batch([t for t in tasks for _ in range(group)], policy, RECIPE_LIMITS)
     roll_s = time.perf_counter() - t0
     gen = sum(tr.gen_tokens for tr in trajs)
-    read = policy.lm.read if hasattr(policy, "lm") else policy.read
+    read = policy.read if hasattr(policy, "read") else policy.lm.read
     res = {"arm": arm, "rollouts": len(trajs), "rollout_s": round(roll_s, 1), "gen_tokens": gen, "gen_tok_s": round(gen / roll_s, 1),
            "prompt_tokens_read": read, "calls": sum(tr.n_calls for tr in trajs)}
     if grpo_steps:
