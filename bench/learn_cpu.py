@@ -55,6 +55,13 @@ def mean(xs) -> float:
 
 def changes_state(task: dict) -> bool: return World.for_task(task).hash() != gold_hash(task)
 
+def view_metrics(per: dict) -> dict:
+    "Summary of one model's per-task records on one view."
+    return {"n": len(per), "success": mean(p["success"] for p in per.values()), "success_state_only": mean(p["state"] for p in per.values()),
+            "success_state_changing": mean(p["success"] for p in per.values() if p["write"]), "n_state_changing": sum(p["write"] for p in per.values()),
+            "prove": mean(p["prove"] for p in per.values()), "calls_per_task": mean(p["calls"] for p in per.values()),
+            "stops": dict(Counter(p["stop"] for p in per.values()))}
+
 def evaluate(name: str, model_path: str, views: dict, out: Path) -> dict:
     "Every view's tasks played greedily by the model at `model_path`: per-task records and summary metrics per view."
     model, tok = load_model(model_path, dtype="bfloat16")
@@ -69,11 +76,7 @@ def evaluate(name: str, model_path: str, views: dict, out: Path) -> dict:
         per = {r["task"]: {"success": int(r["success"]), "state": int(r["state"]), "prove": r["rewards"]["prove"], "calls": r["calls"],
                            "tokens": r["tokens"], "stop": r["stop"], "write": writes[r["task"]]} for r in rows}
         (out / f"eval_{name}_{view}.json").write_text(json.dumps(per))
-        res[view] = {"n": len(per), "success": mean(p["success"] for p in per.values()), "success_state_only": mean(p["state"] for p in per.values()),
-                     "success_state_changing": mean(p["success"] for p in per.values() if p["write"]), "n_state_changing": sum(p["write"] for p in per.values()),
-                     "prove": mean(p["prove"] for p in per.values()), "calls_per_task": mean(p["calls"] for p in per.values()),
-                     "eval_s": round(wall, 1), "gen_tok_s": round(sum(p["tokens"] for p in per.values()) / wall, 1),
-                     "stops": dict(Counter(p["stop"] for p in per.values()))}
+        res[view] = view_metrics(per) | {"eval_s": round(wall, 1), "gen_tok_s": round(sum(p["tokens"] for p in per.values()) / wall, 1)}
         print(f"  {name} {view}: " + json.dumps({k: v for k, v in res[view].items() if k != "stops"}), flush=True)
     return res
 

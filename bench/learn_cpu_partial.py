@@ -6,18 +6,22 @@ import learn_cpu
 
 def main(out: str, note: str = ""):
     out, views = Path(out), ("seen_combinations", "unseen_combinations")
-    rows = {m: json.loads(f.read_text()) for m in ("base", "sft", "sft+grpo") if (f := out / f"stage_eval_{m}.json").exists()}
+    rows = {m: {v: learn_cpu.view_metrics(json.loads(f.read_text())) | {"eval_s": None, "gen_tok_s": None}
+                for v in views if (f := out / f"eval_{m}_{v}.json").exists()} for m in ("base", "sft", "sft+grpo")}
+    for m in rows:  # timed metrics where the model's whole stage was recorded
+        if (f := out / f"stage_eval_{m}.json").exists(): rows[m] = json.loads(f.read_text())
+    rows = {m: r for m, r in rows.items() if r}
     res = {"bench": "learn_cpu", "size": "full", "partial": True, "note": note, "stages": sorted(f.stem[6:] for f in out.glob("stage_*.json")),
            "config": learn_cpu.SIZES["full"], "seconds": {f.stem[6:]: json.loads(f.read_text())["stage_s"] for f in out.glob("stage_*.json")},
            "grpo_curve": {n: learn_cpu.grpo_curve(out / d / "metrics.jsonl") for n, d in (("prove+outcome", "grpo"), ("recall+outcome", "grpo_recall"))
                           if (out / d / "metrics.jsonl").exists()}}
     for v in views:
-        res[v] = {m: r[v] for m, r in rows.items()}
-        if {"sft", "sft+grpo"} <= rows.keys():
+        res[v] = {m: r[v] for m, r in rows.items() if v in r}
+        if {"sft", "sft+grpo"} <= res[v].keys():
             a, b = (json.loads((out / f"eval_{m}_{v}.json").read_text()) for m in ("sft", "sft+grpo"))
             res[v]["paired"] = {k: learn_cpu.paired(a, b, key) for k, key in
                                 (("success", "success"), ("prove", "prove"), ("calls_per_task", "calls"), ("success_state_only", "state"))}
-        print(f"\n### {v}\n\n" + learn_cpu.table(rows, v) + "\n\nSFT -> SFT+GRPO, paired: " + json.dumps(res[v].get("paired")))
+        print(f"\n### {v}\n\n" + learn_cpu.table({m: r for m, r in rows.items() if v in r}, v) + "\n\nSFT -> SFT+GRPO, paired: " + json.dumps(res[v].get("paired")))
     s = res["seen_combinations"].get("paired")
     res["target_met"] = bool(s) and s["success"]["ci95"][0] > 0 and s["success"]["gain"] >= 0.08 and s["calls_per_task"]["gain"] <= 0
     (learn_cpu.ROOT / "bench" / "results").mkdir(exist_ok=True)
