@@ -652,6 +652,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'prove_nb.server.unknown_tool_error': ('server.html#unknown_tool_error', 'prove_nb/server.py'),
                                  'prove_nb.server.working_read_call': ('server.html#working_read_call', 'prove_nb/server.py')},
             'prove_nb.sft': { 'prove_nb.sft.TorchChunkedLogProb': ('sft.html#torchchunkedlogprob', 'prove_nb/sft.py'),
+                              'prove_nb.sft.TorchChunkedLogProb._chunk': ('sft.html#torchchunkedlogprob._chunk', 'prove_nb/sft.py'),
                               'prove_nb.sft.TorchChunkedLogProb.apply': ('sft.html#torchchunkedlogprob.apply', 'prove_nb/sft.py'),
                               'prove_nb.sft.ensure_logprob_kernel': ('sft.html#ensure_logprob_kernel', 'prove_nb/sft.py'),
                               'prove_nb.sft.fitting': ('sft.html#fitting', 'prove_nb/sft.py'),
