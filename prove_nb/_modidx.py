@@ -165,6 +165,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'prove_nb.grpo.before_after': ('grpo.html#before_after', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.episode_reward': ('grpo.html#episode_reward', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.episode_tokens': ('grpo.html#episode_tokens', 'prove_nb/grpo.py'),
+                               'prove_nb.grpo.graded_gains': ('grpo.html#graded_gains', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.grpo_dataset': ('grpo.html#grpo_dataset', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.informative': ('grpo.html#informative', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.lora_config': ('grpo.html#lora_config', 'prove_nb/grpo.py'),

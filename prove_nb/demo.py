@@ -82,7 +82,7 @@ def stage_grpo(out: Path, sc: Scale) -> dict:
 def stage_eval(out: Path, sc: Scale) -> dict:
     "Base, SFT and SFT+GRPO on held-out tasks, and SFT -> SFT+GRPO task by task with bootstrap intervals."
     from prove_nb.evaluate import run_trials, summarize
-    from prove_nb.grpo import paired_gain
+    from prove_nb.grpo import graded_gains
     from prove_nb.rollout import HFPolicy, load_model
     tasks = load_view(out, "seen_combinations")[: sc.eval_tasks]
     rows, res = {}, {}
@@ -91,9 +91,7 @@ def stage_eval(out: Path, sc: Scale) -> dict:
         rows[name] = run_trials(tasks, HFPolicy(m, tok, sc.max_new_tokens, name=name), 1, RECIPE_LIMITS, ("prove",), batch_size=10, progress=True)
         rep = summarize(rows[name], tasks, 1, name)
         res[name] = {k: rep[k] for k in ("success", "calls_per_task", "tokens_per_task", "seconds_per_task")} | {"prove": rep["rewards"]["prove"]["mean"]}
-    pick = lambda name, f: [f(r) for r in rows[name]]
-    res["paired"] = {k: paired_gain(pick("sft", f), pick("sft+grpo", f)) for k, f in
-                     (("success", lambda r: r["success"]), ("prove", lambda r: r["rewards"]["prove"]), ("calls_per_task", lambda r: r["calls"]))}
+    res["paired"] = graded_gains(rows["sft"], rows["sft+grpo"])
     return res
 
 def stage_bfcl(out: Path, sc: Scale) -> dict:

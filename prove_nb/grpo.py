@@ -16,8 +16,8 @@ from .sft import ensure_logprob_kernel
 __all__ = ['LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'task_prompt', 'grpo_dataset',
            'episode_tokens', 'sampling_policy', 'score_episodes', 'informative', 'make_rollout_func', 'episode_reward',
            'lora_config', 'JsonlLogger', 'plot_metrics', 'reward_names', 'train_grpo', 'tool_combination',
-           'world_index', 'recipe_tasks', 'paired_gain', 'moving_average', 'plot_learning', 'recipe_run',
-           'before_after']
+           'world_index', 'recipe_tasks', 'paired_gain', 'graded_gains', 'moving_average', 'plot_learning',
+           'recipe_run', 'before_after']
 
 # %% ../nbs/10_grpo.ipynb #858b8a1a
 def task_prompt(task: dict) -> list[dict]:
@@ -211,6 +211,11 @@ def paired_gain(before: list, after: list, n_boot: int = 10000, seed: int = 0) -
     return {"gain": round(mean(d), 4), "ci95": [round(boots[int(0.025 * n_boot)], 4), round(boots[int(0.975 * n_boot) - 1], 4)],
             "better": sum(x > 0 for x in d), "worse": sum(x < 0 for x in d), "n": len(d)}
 
+def graded_gains(before: list, after: list) -> dict:
+    "`paired_gain` of success, PROVE reward and calls between two runs of graded attempts on the same tasks."
+    measures = {"success": lambda r: r["success"], "prove": lambda r: r["rewards"]["prove"], "calls_per_task": lambda r: r["calls"]}
+    return {k: paired_gain(list(map(f, before)), list(map(f, after))) for k, f in measures.items()}
+
 # %% ../nbs/10_grpo.ipynb #f0bef513
 def moving_average(xs: list, window: int = 5) -> list:
     "Mean of each value and the `window - 1` before it (fewer at the start)."
@@ -246,9 +251,7 @@ def recipe_run(out_dir, views: dict, sft_steps: int, grpo_steps: int, group: int
     for name, ck in (("sft", sft), ("sft+grpo", grpo)):
         m, tok = load_model(str(ck), dtype="bfloat16")
         rows[name] = run_trials(tasks, HFPolicy(m, tok, max_new_tokens, name=name), 1, RECIPE_LIMITS, ("prove",), batch_size=10)
-    gains = {k: paired_gain([f(r) for r in rows["sft"]], [f(r) for r in rows["sft+grpo"]]) for k, f in
-             (("success", lambda r: r["success"]), ("prove", lambda r: r["rewards"]["prove"]), ("calls_per_task", lambda r: r["calls"]))}
-    return {"sft": sft, "grpo": grpo, "rows": rows, "paired": gains}
+    return {"sft": sft, "grpo": grpo, "rows": rows, "paired": graded_gains(rows["sft"], rows["sft+grpo"])}
 
 def before_after(run: dict):
     "A table of the held-out means per model and the paired gains."
