@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
 from prove_nb.evaluate import run_trials
-from prove_nb.grpo import RECIPE_LIMITS, paired_gain, plot_learning, recipe_tasks
+from prove_nb.grpo import RECIPE_LIMITS, RECIPE_MAX_NEW, paired_gain, plot_learning, recipe_tasks
 from prove_nb.rewards import gold_hash
 from prove_nb.rollout import HFPolicy, load_model
 from prove_nb.server import World
@@ -41,7 +41,7 @@ SIZES = {
     "full": dict(pool=3000, seen=150, unseen=100, sft_tasks=128, sft_steps=32, sft_batch=4, grpo_steps=20, group=8, resample=2, recall_steps=10),
 }
 LIMITS = RECIPE_LIMITS
-MAX_NEW, EVAL_BATCH = 128, 10  # 13% of the recipe's gold tool calls are over 60 tokens: 64 cut them off (the stopped run's writes failed)
+MAX_NEW, EVAL_BATCH = RECIPE_MAX_NEW, 10  # 128: at 64, 13% of the gold tool calls were cut off (the stopped run's writes failed)
 
 def make_views(cfg: dict, seed: int) -> dict:
     "The recipe's SFT and GRPO tasks and its two held-out views, cut to this size."

@@ -8,7 +8,7 @@ import json, time
 from dataclasses import dataclass, asdict
 from pathlib import Path
 
-from .grpo import RECIPE_LIMITS
+from .grpo import RECIPE_LIMITS, RECIPE_MAX_NEW
 
 # %% auto #0
 __all__ = ['SCALES', 'VIEWS', 'STAGES', 'Scale', 'stage_servers', 'stage_synth', 'load_view', 'stage_audit', 'stage_sft',
@@ -27,7 +27,7 @@ class Scale:
     resample: int = 2
     eval_tasks: int = 40      # held-out tasks of tool combinations seen in training, on unseen world seeds
     bfcl_tasks: int = 2
-    max_new_tokens: int = 64
+    max_new_tokens: int = RECIPE_MAX_NEW
 
 SCALES = {"small": Scale(), "tiny": Scale(tasks=200, audit_tasks=20, sft_tasks=8, sft_steps=2, grpo_steps=1, group=2, resample=0,
                                           eval_tasks=4, bfcl_tasks=1, max_new_tokens=24)}
