@@ -4,7 +4,7 @@ PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha1sum | cut -c1-12)
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
-.PHONY: setup test demo export readme bench clean verifiers-env
+.PHONY: setup test demo export readme bench clean verifiers-env docs docs-test lab chromium
 
 $(STAMP):
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -33,6 +33,36 @@ export: setup
 
 readme: setup
 	$(PY) scripts/nb2readme.py
+
+# The docs site in _docs/: nbdev's doc processing of every notebook (API reference from the exported functions; no
+# notebook cell runs), rendered by Quarto (nbdev-docs) where its PyPI package installs, else by nbconvert.
+# quarto-cli from PyPI downloads the Quarto binary from GitHub while it builds: where that fails it is tried once.
+QUARTO_TRIED := $(VENV)/.quarto-tried-$(shell grep quarto-cli pyproject.toml | sha1sum | cut -c1-8)
+$(QUARTO_TRIED): $(STAMP)
+	$(PY) -m pip install -q -e ".[dev,docs]" > $(VENV)/quarto-install.log 2>&1 \
+		|| echo "make docs: quarto-cli did not install (see $(VENV)/quarto-install.log); the site is rendered by nbconvert"
+	rm -f $(VENV)/.quarto-tried-*; touch $@
+
+docs: export OMP_NUM_THREADS = 1
+docs: setup $(QUARTO_TRIED)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) scripts/build_docs.py
+
+# Debian's Chromium for the browser test (CI runs as root on a fresh machine).
+chromium:
+	command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null; }
+
+# The built site in a real headless Chromium: every notebook a page, no console error, no broken image or link;
+# screenshots of the landing and rewards pages in runs/docs-screenshots/.
+docs-test: export OMP_NUM_THREADS = 1
+docs-test: docs chromium
+	$(PY) -m pytest -q -m docs tests/test_docs.py
+
+# JupyterLab on nbs/ with this .venv as the `prove_nb` kernel (ipywidgets render: jupyterlab-widgets is installed).
+# `make lab LAB_ARGS=--no-browser` on a remote machine.
+lab: setup
+	$(PY) -m ipykernel install --user --name prove_nb --display-name "Python (prove_nb)"
+	$(VENV)/bin/jupyter lab --notebook-dir=nbs --MappingKernelManager.default_kernel_name=prove_nb $(LAB_ARGS)
 
 bench: setup
 	$(PY) bench/env_bench.py --quick
