@@ -218,15 +218,16 @@ class Session:
 
 # %% ../nbs/02_server.ipynb #b350459d
 def server_names() -> list[str]:
-    "Names of all servers in the `servers` package, sorted."
-    import servers
-    return sorted(m.name for m in pkgutil.iter_modules(servers.__path__) if not m.name.startswith("_"))
+    "Names of all servers in the `prove_nb.servers` package, sorted."
+    import importlib.util
+    where = importlib.util.find_spec("prove_nb.servers").submodule_search_locations
+    return sorted(m.name for m in pkgutil.iter_modules(where) if not m.name.startswith("_"))
 
 @lru_cache(maxsize=None)
 def load_server(name: str) -> ToolServer:
-    "The `ToolServer` named `name` from the `servers` package."
+    "The `ToolServer` named `name` from the `prove_nb.servers` package."
     if name not in server_names(): raise KeyError(f"unknown server '{name}'; known: {', '.join(server_names())}")
-    return importlib.import_module(f"servers.{name}").server
+    return importlib.import_module(f"prove_nb.servers.{name}").server
 
 def all_tools(names=None) -> dict:
     "Every tool of the named servers (default all): {tool name: (server name, ToolSpec)}."

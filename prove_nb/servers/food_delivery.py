@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
 from prove_nb.state import TableSpec
-from servers.maps import CITIES, haversine_km, street_point
+from prove_nb.servers.maps import CITIES, haversine_km, street_point
 
 FOOD_CITIES = ("San Francisco", "New York", "London")
 DISHES = {  # cuisine: [(name, category, base price, dietary tags)] -- ten per cuisine, one per menu slot

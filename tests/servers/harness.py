@@ -48,7 +48,7 @@ def coverage_gaps(server, cases) -> list:
 
 def fresh_server(name: str):
     "A new copy of server `name` from running its module again: no seed cache or module state shared with `load_server(name)`."
-    spec = importlib.util.find_spec(f"servers.{name}")
+    spec = importlib.util.find_spec(f"prove_nb.servers.{name}")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod.server

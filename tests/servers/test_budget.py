@@ -1,5 +1,5 @@
 from prove_nb.server import load_server
-from servers.budget import _level, _spent
+from prove_nb.servers.budget import _level, _spent
 from tests.servers.harness import Case, server_suite
 
 srv = load_server("budget")

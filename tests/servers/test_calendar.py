@@ -2,7 +2,7 @@ import pytest
 from datetime import datetime, timedelta
 from prove_nb.server import load_server
 from prove_nb.state import integrity_errors
-from servers.calendar import _upcoming
+from prove_nb.servers.calendar import _upcoming
 from tests.servers.harness import Case, server_suite
 
 srv = load_server("calendar")

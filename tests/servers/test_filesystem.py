@@ -3,7 +3,7 @@ import hashlib
 import pytest
 from prove_nb.server import load_server
 from prove_nb.state import integrity_errors
-from servers.filesystem import _usage
+from prove_nb.servers.filesystem import _usage
 from tests.servers.harness import Case, run_case, server_suite
 
 srv = load_server("filesystem")

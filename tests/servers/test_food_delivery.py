@@ -1,5 +1,5 @@
 from prove_nb.server import load_server
-from servers.maps import haversine_km, street_point
+from prove_nb.servers.maps import haversine_km, street_point
 from tests.servers.harness import Case, server_suite
 
 srv = load_server("food_delivery")

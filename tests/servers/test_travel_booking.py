@@ -1,5 +1,5 @@
 from prove_nb.server import load_server
-from servers.travel_booking import AIRPORTS
+from prove_nb.servers.travel_booking import AIRPORTS
 from tests.servers.harness import Case, server_suite
 
 srv = load_server("travel_booking")
