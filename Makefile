@@ -62,7 +62,8 @@ docs-test: docs chromium
 # `make lab LAB_ARGS=--no-browser` on a remote machine.
 lab: setup
 	$(PY) -m ipykernel install --user --name prove_nb --display-name "Python (prove_nb)"
-	$(VENV)/bin/jupyter lab --notebook-dir=nbs --MappingKernelManager.default_kernel_name=prove_nb $(LAB_ARGS)
+	$(VENV)/bin/jupyter lab --notebook-dir=nbs --MappingKernelManager.default_kernel_name=prove_nb \
+		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 bench: setup
 	$(PY) bench/env_bench.py --quick
