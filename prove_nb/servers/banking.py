@@ -7,10 +7,11 @@ payees belong to one customer; a locked card cannot be locked again.
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import FIRST_NAMES, LAST_NAMES, need
 from prove_nb.state import TableSpec
 
-FIRST = ["Ada", "Ben", "Chloe", "Dev", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kemi", "Liam", "Maya", "Noah", "Olga", "Priya"]
-LAST = ["Lovelace", "Okafor", "Martin", "Patel", "Rossi", "Haddad", "Kim", "Tanaka", "Silva", "Berg", "Adeyemi", "Walsh"]
+FIRST = FIRST_NAMES[:16]
+LAST = LAST_NAMES[:12]
 SHOPS = ["Green Grocer", "City Power", "Metro Transit", "Book Nook", "Cafe Luna", "Fit Gym", "Streamly", "Pharma Plus"]
 
 def _customer(rng, i, pick):
@@ -60,13 +61,8 @@ PayeeId = Annotated[str, Entity("payee")]
 CardId = Annotated[str, Entity("card")]
 PaymentId = Annotated[str, Entity("scheduled_payment")]
 
-def _need(st, table, key, what=None):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {what or table} with id '{key}'")
-    return row
-
 def _open_account(st, account_id):
-    acc = _need(st, "account", account_id)
+    acc = need(st, "account", account_id)
     if acc["status"] != "open": raise ToolError(f"account {account_id} is {acc['status']}")
     return acc
 
@@ -102,7 +98,7 @@ def list_accounts(st, customer_id: CustomerId, type: Literal["checking", "saving
         customer_id: The customer whose accounts to list.
         type: Only accounts of this type.
     """
-    _need(st, "customer", customer_id)
+    need(st, "customer", customer_id)
     return [dict(r) for r in st.rows("account") if r["customer_id"] == customer_id and type in (None, r["type"])]
 
 @server.read(produces="account")
@@ -112,7 +108,7 @@ def get_account(st, account_id: AccountId):
     Args:
         account_id: The account to look up.
     """
-    return dict(_need(st, "account", account_id))
+    return dict(need(st, "account", account_id))
 
 @server.read(produces="transaction")
 def list_transactions(st, account_id: AccountId, kind: Literal["card", "transfer", "deposit", "withdrawal", "payment"] | None = None,
@@ -125,7 +121,7 @@ def list_transactions(st, account_id: AccountId, kind: Literal["card", "transfer
         counterparty: Only transactions whose counterparty contains this text.
         limit: Maximum number of transactions (1 to 50).
     """
-    _need(st, "account", account_id)
+    need(st, "account", account_id)
     if not 1 <= limit <= 50: raise ToolError(f"limit must be between 1 and 50, got {limit}")
     rows = [dict(r) for r in st.rows("transaction") if r["account_id"] == account_id and kind in (None, r["kind"])
             and counterparty.lower() in r["counterparty"].lower()]
@@ -138,7 +134,7 @@ def list_payees(st, customer_id: CustomerId):
     Args:
         customer_id: The customer whose payees to list.
     """
-    _need(st, "customer", customer_id)
+    need(st, "customer", customer_id)
     return [dict(r) for r in st.rows("payee") if r["customer_id"] == customer_id]
 
 @server.read(produces="card")
@@ -148,7 +144,7 @@ def list_cards(st, account_id: AccountId):
     Args:
         account_id: The account whose cards to list.
     """
-    _need(st, "account", account_id)
+    need(st, "account", account_id)
     return [dict(r) for r in st.rows("card") if r["account_id"] == account_id]
 
 @server.read(produces="scheduled_payment")
@@ -158,7 +154,7 @@ def list_scheduled_payments(st, account_id: AccountId):
     Args:
         account_id: The account whose scheduled payments to list.
     """
-    _need(st, "account", account_id)
+    need(st, "account", account_id)
     return [dict(r) for r in st.rows("scheduled_payment") if r["account_id"] == account_id]
 
 @server.write(produces="transaction")
@@ -218,7 +214,7 @@ def add_payee(st, customer_id: CustomerId, name: str, iban: str):
         name: Display name of the payee.
         iban: The payee's IBAN (2 letters then 10 to 30 digits or letters).
     """
-    _need(st, "customer", customer_id)
+    need(st, "customer", customer_id)
     iban = iban.replace(" ", "").upper()
     if not (iban[:2].isalpha() and 12 <= len(iban) <= 32 and iban.isalnum()): raise ToolError(f"invalid IBAN '{iban}'")
     if any(p["iban"] == iban for p in st.find("payee", customer_id=customer_id)):
@@ -237,7 +233,7 @@ def pay_payee(st, account_id: AccountId, payee_id: PayeeId, amount: float, memo:
         memo: Optional reference for the payee.
     """
     _positive(amount)
-    acc, payee = _open_account(st, account_id), _need(st, "payee", payee_id)
+    acc, payee = _open_account(st, account_id), need(st, "payee", payee_id)
     if payee["customer_id"] != acc["customer_id"]: raise ToolError(f"payee {payee_id} does not belong to the owner of {account_id}")
     txn = _post(st, acc, -amount, "payment", payee["name"], memo)
     return {"transaction_id": txn["transaction_id"], "balance": st.get("account", account_id)["balance"]}
@@ -250,7 +246,7 @@ def lock_card(st, card_id: CardId, reason: Literal["lost", "stolen", "suspicious
         card_id: The card to lock.
         reason: Why the card is locked.
     """
-    card = _need(st, "card", card_id)
+    card = need(st, "card", card_id)
     if card["status"] != "active": raise ToolError(f"card {card_id} is already {card['status']}")
     st.update("card", card_id, status="locked", lock_reason=reason)
     return {"card_id": card_id, "status": "locked", "reason": reason}
@@ -262,7 +258,7 @@ def unlock_card(st, card_id: CardId):
     Args:
         card_id: The card to unlock.
     """
-    card = _need(st, "card", card_id)
+    card = need(st, "card", card_id)
     if card["status"] != "locked": raise ToolError(f"card {card_id} is not locked (status {card['status']})")
     if card.get("lock_reason") in ("lost", "stolen"): raise ToolError(f"card {card_id} was reported {card['lock_reason']}; order a new card")
     st.update("card", card_id, status="active", lock_reason=None)
@@ -279,7 +275,7 @@ def schedule_payment(st, account_id: AccountId, payee_id: PayeeId, amount: float
         date: Day of payment, YYYY-MM-DD, after today.
     """
     _positive(amount)
-    acc, payee = _open_account(st, account_id), _need(st, "payee", payee_id)
+    acc, payee = _open_account(st, account_id), need(st, "payee", payee_id)
     if payee["customer_id"] != acc["customer_id"]: raise ToolError(f"payee {payee_id} does not belong to the owner of {account_id}")
     if len(date) != 10 or date[4] != "-" or date[7] != "-": raise ToolError(f"date must be YYYY-MM-DD, got '{date}'")
     if date <= st.meta["now"][:10]: raise ToolError(f"date {date} is not in the future (today is {st.meta['now'][:10]})")
@@ -293,7 +289,7 @@ def cancel_scheduled_payment(st, payment_id: PaymentId):
     Args:
         payment_id: The scheduled payment to cancel.
     """
-    p = _need(st, "scheduled_payment", payment_id, "scheduled payment")
+    p = need(st, "scheduled_payment", payment_id, "scheduled payment")
     if p["status"] != "scheduled": raise ToolError(f"payment {payment_id} is already {p['status']}")
     st.update("scheduled_payment", payment_id, status="cancelled")
     return {"payment_id": payment_id, "status": "cancelled"}
@@ -309,7 +305,7 @@ def open_account(st, customer_id: CustomerId, type: Literal["checking", "savings
         currency: Currency of the account.
         nickname: Optional display name.
     """
-    _need(st, "customer", customer_id)
+    need(st, "customer", customer_id)
     if len([a for a in st.find("account", customer_id=customer_id) if a["status"] == "open"]) >= 5:
         raise ToolError(f"customer {customer_id} already has 5 open accounts")
     return dict(st.insert("account", {"customer_id": customer_id, "type": type, "currency": currency, "balance": 0.0,

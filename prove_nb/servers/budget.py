@@ -11,6 +11,7 @@ from datetime import date as Date, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import TODAY, need
 from prove_nb.state import TableSpec
 
 CATEGORY = Literal["groceries", "dining", "transport", "housing", "utilities", "entertainment", "health", "shopping",
@@ -30,7 +31,6 @@ LAST = ["Almeida", "Brandt", "Chen", "Dlamini", "Evans", "Ferreira", "Grant", "H
         "Larsen", "Mwangi", "Nilsson", "Ortega", "Quist"]
 GOALS = ["Emergency fund", "Summer trip", "New laptop", "Car repair", "Wedding", "Home deposit", "Kids' college",
          "Holiday gifts", "Bike", "Piano"]
-TODAY = Date(2026, 6, 15)
 MONTHS = ["2026-04", "2026-05", "2026-06", "2026-07"]
 
 def _month_shift(month: str, k: int) -> str:
@@ -109,11 +109,6 @@ def _message(b, kind):
 
 _RANK = {None: 0, "warning": 1, "exceeded": 2}
 
-def _need(st, table, key, what):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {what} with id '{key}'")
-    return row
-
 def _this_month(st): return st.meta["now"][:7]
 
 def _spent(st, household_id, category, month):
@@ -164,7 +159,7 @@ def list_category_budgets(st, household_id: HouseholdId, month: str = "", catego
         category: Only budgets of this category.
         over_only: Only budgets whose spending is over the limit.
     """
-    _need(st, "household", household_id, "household")
+    need(st, "household", household_id, "household")
     if month: _check_month(month)
     out = [_status(st, b) for b in st.rows("budget") if b["household_id"] == household_id
            and month in ("", b["month"]) and category in (None, b["category"])]
@@ -182,7 +177,7 @@ def list_household_expenses(st, household_id: HouseholdId, month: str = "", cate
         min_amount: Only expenses of at least this amount.
         limit: Maximum number of expenses (1 to 100).
     """
-    _need(st, "household", household_id, "household")
+    need(st, "household", household_id, "household")
     if month: _check_month(month)
     if not 1 <= limit <= 100: raise ToolError(f"limit must be between 1 and 100, got {limit}")
     rows = [dict(e) for e in st.rows("expense") if e["household_id"] == household_id and e["date"].startswith(month)
@@ -197,7 +192,7 @@ def list_budget_alerts(st, household_id: HouseholdId, status: Literal["new", "ac
         household_id: The household whose alerts to list.
         status: Only alerts in this state.
     """
-    _need(st, "household", household_id, "household")
+    need(st, "household", household_id, "household")
     budgets = {b["budget_id"]: b for b in st.rows("budget") if b["household_id"] == household_id}
     rows = [{**a, "category": budgets[a["budget_id"]]["category"], "month": budgets[a["budget_id"]]["month"]}
             for a in st.rows("budget_alert") if a["budget_id"] in budgets and status in (None, a["status"])]
@@ -211,7 +206,7 @@ def list_savings_goals(st, household_id: HouseholdId, status: Literal["active", 
         household_id: The household whose goals to list.
         status: Only goals in this state.
     """
-    _need(st, "household", household_id, "household")
+    need(st, "household", household_id, "household")
     return [{**g, "to_save": round(g["target"] - g["saved"], 2)} for g in st.rows("savings_goal")
             if g["household_id"] == household_id and status in (None, g["status"])]
 
@@ -226,7 +221,7 @@ def create_category_budget(st, household_id: HouseholdId, category: CATEGORY, mo
         limit: Most the household means to spend, a positive amount.
         warn_at: Share of the limit (between 0.5 and 1) at which a warning alert is raised.
     """
-    _need(st, "household", household_id, "household")
+    need(st, "household", household_id, "household")
     _check_month(month)
     if month < _this_month(st): raise ToolError(f"month {month} is past; budgets start from {_this_month(st)}")
     if limit <= 0: raise ToolError(f"limit must be positive, got {limit}")
@@ -245,7 +240,7 @@ def update_budget_limit(st, budget_id: BudgetId, limit: float):
         budget_id: The budget to change.
         limit: The new limit, a positive amount.
     """
-    b = _need(st, "budget", budget_id, "budget")
+    b = need(st, "budget", budget_id, "budget")
     if b["month"] < _this_month(st): raise ToolError(f"budget {budget_id} is for {b['month']}, a past month, and cannot change")
     if limit <= 0: raise ToolError(f"limit must be positive, got {limit}")
     if round(limit, 2) == b["limit"]: raise ToolError(f"budget {budget_id} already has limit {b['limit']:.2f}")
@@ -267,7 +262,7 @@ def log_household_expense(st, household_id: HouseholdId, category: CATEGORY, amo
         method: How it was paid.
         note: Optional note.
     """
-    _need(st, "household", household_id, "household")
+    need(st, "household", household_id, "household")
     if amount <= 0: raise ToolError(f"amount must be positive, got {amount}")
     try: day = Date.fromisoformat(date).isoformat()
     except ValueError: raise ToolError(f"date must be YYYY-MM-DD, got '{date}'") from None
@@ -286,7 +281,7 @@ def remove_household_expense(st, expense_id: ExpenseId):
     Args:
         expense_id: The expense to delete.
     """
-    e = _need(st, "expense", expense_id, "expense")
+    e = need(st, "expense", expense_id, "expense")
     _open_month(st, e["date"][:7], f"cannot remove expense {expense_id}")
     st.delete("expense", expense_id)
     b = _budget_for(st, e["household_id"], e["category"], e["date"][:7])
@@ -299,7 +294,7 @@ def acknowledge_budget_alert(st, alert_id: AlertId):
     Args:
         alert_id: The alert to acknowledge.
     """
-    a = _need(st, "budget_alert", alert_id, "alert")
+    a = need(st, "budget_alert", alert_id, "alert")
     if a["status"] != "new": raise ToolError(f"alert {alert_id} is already {a['status']}")
     return dict(st.update("budget_alert", alert_id, status="acknowledged"))
 
@@ -313,7 +308,7 @@ def create_savings_goal(st, household_id: HouseholdId, name: str, target: float,
         target: Amount to save, positive.
         deadline: Day to reach it by, YYYY-MM-DD, after today.
     """
-    _need(st, "household", household_id, "household")
+    need(st, "household", household_id, "household")
     name = name.strip()
     if not name: raise ToolError("goal name must not be empty")
     if target <= 0: raise ToolError(f"target must be positive, got {target}")
@@ -333,7 +328,7 @@ def contribute_to_savings_goal(st, goal_id: GoalId, amount: float):
         goal_id: The goal to contribute to.
         amount: Positive amount, at most the amount still to save.
     """
-    g = _need(st, "savings_goal", goal_id, "savings goal")
+    g = need(st, "savings_goal", goal_id, "savings goal")
     if g["status"] != "active": raise ToolError(f"savings goal {goal_id} is already {g['status']}")
     if amount <= 0: raise ToolError(f"amount must be positive, got {amount}")
     left = round(g["target"] - g["saved"], 2)

@@ -9,13 +9,12 @@ rescheduling resets every attendee's response; the organizer is never an invitee
 from datetime import date as Date, datetime, timedelta
 from typing import Annotated, Literal
 
-from prove_nb.server import DEFAULT_NOW, Entity, ToolError, ToolServer
+from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import NOW, TODAY, FIRST_NAMES, LAST_NAMES, need
 from prove_nb.state import TableSpec
 
-FIRST = ["Ada", "Ben", "Chloe", "Dev", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kemi", "Liam", "Maya",
-         "Noah", "Olga", "Priya", "Quentin", "Rosa", "Sami", "Tara", "Umar", "Vera", "Wei", "Yara", "Zoe", "Marco"]
-LAST = ["Lovelace", "Okafor", "Martin", "Patel", "Rossi", "Haddad", "Kim", "Tanaka", "Silva", "Berg", "Adeyemi",
-        "Walsh", "Novak", "Dubois", "Lindqvist", "Moreno", "Chen", "Ibrahim", "Kowalski", "Nakamura"]
+FIRST = FIRST_NAMES
+LAST = LAST_NAMES
 DEPARTMENTS = ["Engineering", "Design", "Sales", "Marketing", "Finance", "People", "Support"]
 DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 HOURS = [("09:00", "17:00")] * 5 + [("08:00", "16:00"), ("10:00", "18:00"), ("07:30", "15:30"), ("08:30", "17:30")]
@@ -33,7 +32,6 @@ LOCATIONS = ["Room Everest", "Room Kilimanjaro", "Room Fuji", "Room Denali", "Vi
 Frequency = Literal["daily", "weekdays", "weekly", "biweekly"]
 Response = Literal["accepted", "declined", "tentative"]
 BUSY = ("accepted", "tentative")
-TODAY = Date.fromisoformat(DEFAULT_NOW[:10])
 
 def _person(rng, i, pick):
     first, last = rng.choice(FIRST), rng.choice(LAST)
@@ -78,7 +76,7 @@ def _invitation(rng, i, pick):
     personal = pick.row("calendar", e["calendar_id"])["kind"] == "personal"
     if personal or person == e["organizer_id"] or (ev, person) in seen: return None
     seen.add((ev, person))
-    past = e["end"] < DEFAULT_NOW
+    past = e["end"] < NOW
     weights = [70, 20, 10, 0] if past else [40, 10, 10, 40]
     return {"event_id": ev, "person_id": person,
             "response": rng.choices(["accepted", "declined", "tentative", "needs_action"], weights)[0]}
@@ -143,21 +141,16 @@ def _upcoming(st, ev) -> list:
     return [(s, e) for s, e in _slots(ev) if e > now]
 
 # ---- lookups and rules ---------------------------------------------------------------------------------------------
-def _need(st, table, key):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {table} with id '{key}'")
-    return row
-
 def _people(st, ids) -> list:
     ids = list(ids or [])
     if len(set(ids)) != len(ids): raise ToolError("a person is listed twice")
-    return [_need(st, "person", p) for p in ids]
+    return [need(st, "person", p) for p in ids]
 
 def _label(p) -> str: return f"{p['name']} ({p['person_id']})"
 
 def _live(st, event_id):
     "A confirmed event that has not ended yet."
-    ev = _need(st, "event", event_id)
+    ev = need(st, "event", event_id)
     if ev["status"] != "confirmed": raise ToolError(f"event {event_id} is {ev['status']}")
     if not _upcoming(st, ev): raise ToolError(f"event {event_id} has already taken place")
     return ev
@@ -191,7 +184,7 @@ def _off_hours(person, slots):
 def _check_free(st, organizer_id, invitees, slots, skip=None, allow_conflict=False):
     "Refuse (unless allowed) when the organizer or an invitee is busy, or an invitee is outside working hours."
     if allow_conflict or not slots: return
-    for p in ([_need(st, "person", organizer_id)] if organizer_id else []) + list(invitees):
+    for p in ([need(st, "person", organizer_id)] if organizer_id else []) + list(invitees):
         hit = _clash(st, p["person_id"], slots, skip)
         if hit:
             ev, s = hit
@@ -249,7 +242,7 @@ def list_calendars(st, owner_id: PersonId | None = None, kind: Literal["primary"
         kind: Only calendars of this kind (every person has one primary calendar).
         query: Text contained in the calendar's name (case-insensitive).
     """
-    if owner_id is not None: _need(st, "person", owner_id)
+    if owner_id is not None: need(st, "person", owner_id)
     q = (query or "").lower()
     return [{**c, "owner_name": st.get("person", c["owner_id"])["name"]} for c in st.rows("calendar")
             if owner_id in (None, c["owner_id"]) and kind in (None, c["kind"]) and q in c["name"].lower()]
@@ -269,14 +262,14 @@ def list_calendar_events(st, calendar_id: CalendarId | None = None, attendee_id:
         include_cancelled: Also list cancelled events and cancelled occurrences.
     """
     if calendar_id is None and attendee_id is None: raise ToolError("give a calendar_id or an attendee_id")
-    if calendar_id is not None: _need(st, "calendar", calendar_id)
+    if calendar_id is not None: need(st, "calendar", calendar_id)
     lo = _day(start_date, "start_date") if start_date else _now(st).date()
     hi = _day(end_date, "end_date") if end_date else lo + timedelta(days=6)
     if hi < lo: raise ToolError(f"end_date {hi} is before start_date {lo}")
     if (hi - lo).days > 92: raise ToolError("the date range can span at most 92 days")
     mine = None
     if attendee_id is not None:
-        _need(st, "person", attendee_id)
+        need(st, "person", attendee_id)
         mine = {i["event_id"]: i["response"] for i in st.rows("invitation") if i["person_id"] == attendee_id}
     q, out = (query or "").lower(), []
     for ev in st.rows("event"):
@@ -302,7 +295,7 @@ def get_calendar_event(st, event_id: EventId):
     Args:
         event_id: The event to look up.
     """
-    return _event_out(st, _need(st, "event", event_id))
+    return _event_out(st, need(st, "event", event_id))
 
 @server.read(produces="event")
 def get_free_busy(st, person_ids: PersonIds, date: str):
@@ -362,7 +355,7 @@ def list_event_invitations(st, person_id: PersonId, response: Literal["needs_act
         response: Only invitations with this response (needs_action means not answered yet).
         upcoming_only: Only invitations to confirmed events that have not ended yet.
     """
-    _need(st, "person", person_id)
+    need(st, "person", person_id)
     upcoming_only, out = upcoming_only is not False, []
     for inv in st.rows("invitation"):
         if inv["person_id"] != person_id or response not in (None, inv["response"]): continue
@@ -389,7 +382,7 @@ def create_calendar_event(st, calendar_id: CalendarId, title: str, start: str, e
         description: Agenda or notes.
         allow_conflict: Book even if someone is busy or an invitee is outside working hours.
     """
-    cal = _need(st, "calendar", calendar_id)
+    cal = need(st, "calendar", calendar_id)
     title = _title(title)
     s, e = _when(start, "start"), _when(end, "end")
     _future_span(st, s, e)
@@ -419,7 +412,7 @@ def create_recurring_calendar_event(st, calendar_id: CalendarId, title: str, fir
         location: Room, address or 'Video call'.
         allow_conflict: Book even if someone is busy or an invitee is outside working hours.
     """
-    cal = _need(st, "calendar", calendar_id)
+    cal = need(st, "calendar", calendar_id)
     title = _title(title)
     s = _when(first_start, "first_start")
     if not 5 <= duration_minutes <= 480: raise ToolError(f"duration_minutes must be between 5 and 480, got {duration_minutes}")
@@ -540,7 +533,7 @@ def remove_calendar_event_attendee(st, event_id: EventId, person_id: PersonId):
         person_id: The attendee to remove (the organizer cannot be removed).
     """
     ev = _live(st, event_id)
-    p = _need(st, "person", person_id)
+    p = need(st, "person", person_id)
     if person_id == ev["organizer_id"]: raise ToolError(f"{_label(p)} organizes event {event_id} and cannot be removed")
     inv = st.find("invitation", event_id=event_id, person_id=person_id)
     if not inv: raise ToolError(f"{_label(p)} is not invited to event {event_id}")
@@ -556,7 +549,7 @@ def respond_to_event_invitation(st, invitation_id: InvitationId, response: Respo
         response: The answer.
         allow_conflict: Accept even if the person is already busy at that time.
     """
-    inv = _need(st, "invitation", invitation_id)
+    inv = need(st, "invitation", invitation_id)
     ev = _live(st, inv["event_id"])
     if inv["response"] == response: raise ToolError(f"invitation {invitation_id} is already {response}")
     if response in BUSY:
@@ -575,7 +568,7 @@ def set_working_hours(st, person_id: PersonId, work_start: str, work_end: str,
         work_end: End of the working day, HH:MM, after work_start.
         work_days: The days they work, e.g. ["Mon", "Tue", "Wed", "Thu", "Fri"].
     """
-    p = _need(st, "person", person_id)
+    p = need(st, "person", person_id)
     if _minutes(work_end, "work_end") <= _minutes(work_start, "work_start"):
         raise ToolError(f"work_end {work_end} must be after work_start {work_start}")
     if not work_days or len(set(work_days)) != len(work_days): raise ToolError("work_days must list each working day once")

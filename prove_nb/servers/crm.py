@@ -12,6 +12,7 @@ from datetime import date, datetime, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import NOW_DT, need
 from prove_nb.state import TableSpec
 
 STAGES = ["lead", "qualified", "proposal", "negotiation", "closed_won", "closed_lost"]
@@ -38,11 +39,10 @@ SUBJECTS = {"call": ["Discovery call", "Pricing follow-up", "Check-in call"],
             "note": ["Budget approved next quarter", "Champion left the company", "Prefers monthly billing"],
             "task": ["Prepare quote", "Send contract draft", "Update forecast"]}
 MEETING = timedelta(hours=1)
-NOW = datetime(2026, 6, 15, 9, 0)
 
 def _when(rng, lo_days, hi_days) -> str:
     "An ISO date-time on a working hour `lo_days` to `hi_days` days from now (negative: before)."
-    d = NOW.date() + timedelta(days=rng.randint(lo_days, hi_days))
+    d = NOW_DT.date() + timedelta(days=rng.randint(lo_days, hi_days))
     return f"{d.isoformat()}T{rng.randint(8, 17):02d}:{rng.choice([0, 30]):02d}:00"
 
 def _rep(rng, i, pick):
@@ -96,23 +96,18 @@ ContactId = Annotated[str, Entity("crm_contact")]
 DealId = Annotated[str, Entity("deal")]
 ActivityId = Annotated[str, Entity("crm_activity")]
 
-def _need(st, table, key, what):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {what} with id '{key}'")
-    return row
-
 def _active_rep(st, rep_id):
-    rep = _need(st, "sales_rep", rep_id, "sales rep")
+    rep = need(st, "sales_rep", rep_id, "sales rep")
     if rep["status"] != "active": raise ToolError(f"sales rep {rep_id} ({rep['name']}) is inactive and cannot own records")
     return rep
 
 def _active_contact(st, contact_id):
-    c = _need(st, "crm_contact", contact_id, "contact")
+    c = need(st, "crm_contact", contact_id, "contact")
     if c["status"] != "active": raise ToolError(f"contact {contact_id} is archived")
     return c
 
 def _open_deal(st, deal_id):
-    d = _need(st, "deal", deal_id, "deal")
+    d = need(st, "deal", deal_id, "deal")
     if d["stage"] not in OPEN_STAGES: raise ToolError(f"deal {deal_id} is {d['stage']}; reopen it first" if d["stage"] == "closed_lost"
                                                       else f"deal {deal_id} is closed_won and cannot change")
     return d
@@ -165,7 +160,7 @@ def search_crm_contacts(st, query: str = "", company_id: CompanyId = "", include
         company_id: Only contacts at this company.
         include_archived: Also return archived contacts.
     """
-    if company_id: _need(st, "company", company_id, "company")
+    if company_id: need(st, "company", company_id, "company")
     q = query.lower()
     return [dict(c) for c in st.rows("crm_contact") if company_id in ("", c["company_id"]) and (include_archived or c["status"] == "active")
             and any(q in x.lower() for x in (f"{c['first_name']} {c['last_name']}", c["email"], c["title"]))]
@@ -180,8 +175,8 @@ def list_crm_deals(st, owner_id: RepId = "", stage: STAGE | None = None, company
         company_id: Only deals with contacts at this company.
         min_amount: Only deals worth at least this amount.
     """
-    if owner_id: _need(st, "sales_rep", owner_id, "sales rep")
-    if company_id: _need(st, "company", company_id, "company")
+    if owner_id: need(st, "sales_rep", owner_id, "sales rep")
+    if company_id: need(st, "company", company_id, "company")
     rows = [_deal_view(st, d) for d in st.rows("deal") if owner_id in ("", d["owner_id"]) and stage in (None, d["stage"])
             and d["amount"] >= min_amount]
     return sorted((d for d in rows if company_id in ("", d["company_id"])), key=lambda d: (d["close_date"], d["deal_id"]))
@@ -199,7 +194,7 @@ def list_crm_activities(st, deal_id: DealId = "", contact_id: ContactId = "", ow
     """
     if not (deal_id or contact_id or owner_id): raise ToolError("give a deal_id, a contact_id or an owner_id")
     for key, table, what in ((deal_id, "deal", "deal"), (contact_id, "crm_contact", "contact"), (owner_id, "sales_rep", "sales rep")):
-        if key: _need(st, table, key, what)
+        if key: need(st, table, key, what)
     rows = [dict(a) for a in st.rows("crm_activity") if deal_id in ("", a["deal_id"]) and contact_id in ("", a["contact_id"])
             and owner_id in ("", a["owner_id"]) and status in (None, a["status"])]
     return sorted(rows, key=lambda a: (a["due"], a["activity_id"]))
@@ -235,7 +230,7 @@ def create_crm_contact(st, company_id: CompanyId, first_name: str, last_name: st
         title: Job title.
         phone: Phone number.
     """
-    _need(st, "company", company_id, "company")
+    need(st, "company", company_id, "company")
     if not first_name.strip() or not last_name.strip(): raise ToolError("first_name and last_name must not be empty")
     email = _check_email(email)
     if _email_taken(st, email): raise ToolError(f"a contact with email {email} already exists")
@@ -254,7 +249,7 @@ def update_crm_contact(st, contact_id: ContactId, title: str | None = None, phon
         email: New email address (valid and unused).
         status: archived to archive the contact, active to restore it.
     """
-    c = _need(st, "crm_contact", contact_id, "contact")
+    c = need(st, "crm_contact", contact_id, "contact")
     changes = {k: v.strip() for k, v in (("title", title), ("phone", phone)) if v is not None}
     if email is not None:
         changes["email"] = _check_email(email)
@@ -328,7 +323,7 @@ def reopen_deal(st, deal_id: DealId, stage: OPEN_STAGE, close_date: str):
         stage: The open stage to resume at.
         close_date: New expected close day, YYYY-MM-DD, after today.
     """
-    d = _need(st, "deal", deal_id, "deal")
+    d = need(st, "deal", deal_id, "deal")
     if d["stage"] != "closed_lost": raise ToolError(f"deal {deal_id} is {d['stage']}; only closed_lost deals can be reopened")
     if STAGES.index(stage) >= STAGES.index("proposal") and d["amount"] <= 0:
         raise ToolError(f"deal {deal_id} has no amount; reopen it at lead or qualified")
@@ -359,7 +354,7 @@ def reassign_deal_owner(st, deal_id: DealId, owner_id: RepId):
         deal_id: The deal to reassign.
         owner_id: The active rep who takes it over.
     """
-    d = _need(st, "deal", deal_id, "deal")
+    d = need(st, "deal", deal_id, "deal")
     if d["stage"] == "closed_won": raise ToolError(f"deal {deal_id} is closed_won; its owner keeps it")
     if d["owner_id"] == owner_id: raise ToolError(f"deal {deal_id} is already owned by {owner_id}")
     _active_rep(st, owner_id)
@@ -380,7 +375,7 @@ def log_crm_activity(st, kind: Literal["call", "email", "meeting", "note", "task
     """
     if bool(deal_id) == bool(contact_id): raise ToolError("give exactly one of deal_id or contact_id")
     if deal_id:
-        d = _need(st, "deal", deal_id, "deal")
+        d = need(st, "deal", deal_id, "deal")
         if kind != "note" and d["stage"] not in OPEN_STAGES: raise ToolError(f"deal {deal_id} is {d['stage']}; only notes can be added")
     else: _active_contact(st, contact_id)
     _active_rep(st, owner_id)
@@ -409,6 +404,6 @@ def complete_crm_activity(st, activity_id: ActivityId, outcome: str = ""):
         activity_id: The planned activity.
         outcome: What came of it.
     """
-    a = _need(st, "crm_activity", activity_id, "activity")
+    a = need(st, "crm_activity", activity_id, "activity")
     if a["status"] != "planned": raise ToolError(f"activity {activity_id} is already {a['status']}")
     return dict(st.update("crm_activity", activity_id, status="done", outcome=outcome.strip()))

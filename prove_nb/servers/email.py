@@ -7,16 +7,15 @@ drafts can only be discarded to trash and sent mail never goes back to the inbox
 have unique names there; contact addresses are unique within a mailbox.
 """
 import re
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Annotated, Literal
 
-from prove_nb.server import DEFAULT_NOW, Entity, ToolError, ToolServer
+from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import NOW_DT, FIRST_NAMES, LAST_NAMES, need
 from prove_nb.state import TableSpec
 
-FIRST = ["Ada", "Ben", "Chloe", "Dev", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kemi", "Liam", "Maya",
-         "Noah", "Olga", "Priya", "Quentin", "Rosa", "Sami", "Tara", "Umar", "Vera", "Wei", "Yara", "Zoe", "Marco"]
-LAST = ["Lovelace", "Okafor", "Martin", "Patel", "Rossi", "Haddad", "Kim", "Tanaka", "Silva", "Berg", "Adeyemi",
-        "Walsh", "Novak", "Dubois", "Lindqvist", "Moreno", "Chen", "Ibrahim", "Kowalski", "Nakamura"]
+FIRST = FIRST_NAMES
+LAST = LAST_NAMES
 DOMAIN = "northwind.example"
 COMPANIES = ["acme.example", "globex.example", "initech.example", "umbrella.example", "hooli.example", "vandelay.example"]
 LABELS = ["Finance", "Travel", "Clients", "Hiring", "Receipts", "Urgent", "Newsletters", "Legal", "Family", "Follow up"]
@@ -34,7 +33,6 @@ BODIES = ["Hi {name},\n\nPlease find the details below. Let me know if anything 
           "Dear {name},\n\nAttached is the latest version for your review.\n\nKind regards"]
 Folder = Literal["inbox", "sent", "drafts", "archive", "trash", "spam"]
 MAX_KB = 25_000
-NOW = datetime.fromisoformat(DEFAULT_NOW)
 ADDRESS = re.compile(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
 
 def _mailbox(rng, i, pick):
@@ -80,11 +78,11 @@ def _message(rng, i, pick):
     me, contacts = pick.row("mailbox", mbx), pick.group("contact", "mailbox_id").get(mbx, [])
     other = rng.choice(contacts) if contacts else {"name": "Sam Rivera", "email": "sam.rivera@acme.example"}
     so_far = pick.memo.setdefault("thread_messages", {})  # thread -> (messages made, when it started)
-    if thr not in so_far: so_far[thr] = (0, NOW - timedelta(minutes=rng.randint(120, 60 * 24 * 45)))
+    if thr not in so_far: so_far[thr] = (0, NOW_DT - timedelta(minutes=rng.randint(120, 60 * 24 * 45)))
     n, start = so_far[thr][0] + 1, so_far[thr][1]
     so_far[thr] = (n, start)
     kind = rng.choices(["received", "sent", "draft"], [70, 22, 8])[0]
-    when = min(start + timedelta(minutes=(n - 1) * rng.randint(30, 900)), NOW - timedelta(minutes=n))
+    when = min(start + timedelta(minutes=(n - 1) * rng.randint(30, 900)), NOW_DT - timedelta(minutes=n))
     third = rng.choice(contacts)["email"] if contacts and rng.random() < 0.3 else None
     cc = (third,) if third not in (None, other["email"]) else ()
     if kind == "received":
@@ -120,11 +118,6 @@ LabelId = Annotated[str, Entity("label")]
 FileId = Annotated[str, Entity("file")]
 
 # ---- helpers -------------------------------------------------------------------------------------------------------
-def _need(st, table, key):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {table} with id '{key}'")
-    return row
-
 def _addresses(values, what) -> tuple:
     "Valid, lower-cased addresses."
     out = tuple(v.strip().lower() for v in values or [])
@@ -142,7 +135,7 @@ def _recipients(to, cc) -> tuple:
     return to, cc
 
 def _draft(st, message_id):
-    m = _need(st, "message", message_id)
+    m = need(st, "message", message_id)
     if m["folder"] != "drafts": raise ToolError(f"message {message_id} is in {m['folder']}, not a draft")
     return m
 
@@ -150,7 +143,7 @@ def _files(st, mailbox_id, file_ids) -> tuple:
     "Files of the mailbox, each once, 25 MB in all."
     ids = tuple(file_ids or ())
     if len(set(ids)) != len(ids): raise ToolError("a file is attached twice")
-    files = [_need(st, "file", f) for f in ids]
+    files = [need(st, "file", f) for f in ids]
     for f in files:
         if f["mailbox_id"] != mailbox_id: raise ToolError(f"file {f['file_id']} belongs to mailbox {f['mailbox_id']}, not {mailbox_id}")
     total = sum(f["size_kb"] for f in files)
@@ -172,7 +165,7 @@ def _full(st, m) -> dict:
     return out
 
 def _new_draft(st, mailbox_id, thread_id, to, cc, subject, body, attachment_ids) -> dict:
-    box = _need(st, "mailbox", mailbox_id)
+    box = need(st, "mailbox", mailbox_id)
     if thread_id is None: thread_id = st.insert("thread", {"mailbox_id": mailbox_id, "subject": subject})["thread_id"]
     m = st.insert("message", {"mailbox_id": mailbox_id, "thread_id": thread_id, "folder": "drafts", "from_address": box["address"],
                               "to": to, "cc": cc, "subject": subject, "body": body, "date": _now(st), "is_read": True,
@@ -226,8 +219,8 @@ def search_emails(st, mailbox_id: MailboxId, query: str = "", folder: Folder | N
         has_attachment: Only messages with (true) or without (false) attachments.
         limit: Maximum number of messages (1 to 100).
     """
-    _need(st, "mailbox", mailbox_id)
-    if label_id is not None and _need(st, "label", label_id)["mailbox_id"] != mailbox_id:
+    need(st, "mailbox", mailbox_id)
+    if label_id is not None and need(st, "label", label_id)["mailbox_id"] != mailbox_id:
         raise ToolError(f"label {label_id} belongs to another mailbox")
     limit = 20 if limit is None else limit
     if not 1 <= limit <= 100: raise ToolError(f"limit must be between 1 and 100, got {limit}")
@@ -246,7 +239,7 @@ def get_email(st, message_id: MessageId):
     Args:
         message_id: The message to read.
     """
-    return _full(st, _need(st, "message", message_id))
+    return _full(st, need(st, "message", message_id))
 
 @server.read(produces="message")
 def get_email_thread(st, thread_id: ThreadId):
@@ -255,7 +248,7 @@ def get_email_thread(st, thread_id: ThreadId):
     Args:
         thread_id: The thread to read.
     """
-    t = _need(st, "thread", thread_id)
+    t = need(st, "thread", thread_id)
     msgs = sorted(st.find("message", thread_id=thread_id), key=lambda m: (m["date"], m["message_id"]))
     return {**t, "messages": [{**_summary(m), "cc": m["cc"], "body": m["body"]} for m in msgs]}
 
@@ -266,7 +259,7 @@ def list_email_labels(st, mailbox_id: MailboxId):
     Args:
         mailbox_id: The mailbox whose labels to list.
     """
-    _need(st, "mailbox", mailbox_id)
+    need(st, "mailbox", mailbox_id)
     labels = {lb["label_id"]: {**lb, "message_count": 0} for lb in st.rows("label") if lb["mailbox_id"] == mailbox_id}
     for m in st.rows("message"):
         for lb in m["label_ids"]:
@@ -282,7 +275,7 @@ def list_email_contacts(st, mailbox_id: MailboxId, query: str = "", blocked: boo
         query: Text contained in the contact's name, address or company (case-insensitive).
         blocked: Only blocked (true) or only unblocked (false) contacts.
     """
-    _need(st, "mailbox", mailbox_id)
+    need(st, "mailbox", mailbox_id)
     q = (query or "").lower()
     return [dict(c) for c in st.rows("contact") if c["mailbox_id"] == mailbox_id and blocked in (None, c["blocked"])
             and (q in c["name"].lower() or q in c["email"] or q in c["company"].lower())]
@@ -295,7 +288,7 @@ def list_mailbox_files(st, mailbox_id: MailboxId, query: str = ""):
         mailbox_id: The mailbox whose files to list.
         query: Text contained in the file name (case-insensitive).
     """
-    _need(st, "mailbox", mailbox_id)
+    need(st, "mailbox", mailbox_id)
     q = (query or "").lower()
     return [dict(f) for f in st.rows("file") if f["mailbox_id"] == mailbox_id and q in f["name"].lower()]
 
@@ -313,7 +306,7 @@ def create_email_draft(st, mailbox_id: MailboxId, to: list[str], subject: str, b
         cc: Addresses to copy.
         attachment_ids: Files of this mailbox to attach (25 MB in all).
     """
-    _need(st, "mailbox", mailbox_id)
+    need(st, "mailbox", mailbox_id)
     to, cc = _recipients(to, cc)
     return _new_draft(st, mailbox_id, None, to, cc, (subject or "").strip(), body or "", _files(st, mailbox_id, attachment_ids))
 
@@ -356,7 +349,7 @@ def reply_to_email(st, message_id: MessageId, body: str, reply_all: bool = False
         body: Text of the reply.
         reply_all: Also copy the other recipients.
     """
-    m = _need(st, "message", message_id)
+    m = need(st, "message", message_id)
     if m["folder"] == "drafts": raise ToolError(f"message {message_id} is a draft; edit or send it instead")
     me = st.get("mailbox", m["mailbox_id"])["address"]
     if m["from_address"] == me: to, cc = m["to"], m["cc"] if reply_all else ()
@@ -375,7 +368,7 @@ def forward_email(st, message_id: MessageId, to: list[str], note: str = ""):
         to: Addresses to forward to.
         note: Text to put above the forwarded message.
     """
-    m = _need(st, "message", message_id)
+    m = need(st, "message", message_id)
     if m["folder"] == "drafts": raise ToolError(f"message {message_id} is a draft; send it instead of forwarding it")
     to, _ = _recipients(to, None)
     body = f"{note or ''}\n\n---------- Forwarded message ----------\nFrom: {m['from_address']}\nDate: {m['date']}\n" \
@@ -390,7 +383,7 @@ def move_email_to_folder(st, message_id: MessageId, folder: Literal["inbox", "ar
         message_id: The message to move.
         folder: The destination folder.
     """
-    m = _need(st, "message", message_id)
+    m = need(st, "message", message_id)
     if m["folder"] == folder: raise ToolError(f"message {message_id} is already in {folder}")
     if m["folder"] == "drafts" and folder != "trash": raise ToolError(f"message {message_id} is a draft; it can only be moved to trash")
     if m["from_address"] == st.get("mailbox", m["mailbox_id"])["address"] and m["folder"] != "drafts" and folder in ("inbox", "spam"):
@@ -406,7 +399,7 @@ def label_email(st, message_id: MessageId, label_id: LabelId, action: Literal["a
         label_id: A label of the message's mailbox.
         action: Whether to add or remove the label.
     """
-    m, lb = _need(st, "message", message_id), _need(st, "label", label_id)
+    m, lb = need(st, "message", message_id), need(st, "label", label_id)
     if lb["mailbox_id"] != m["mailbox_id"]: raise ToolError(f"label {label_id} belongs to mailbox {lb['mailbox_id']}, not {m['mailbox_id']}")
     has, action = label_id in m["label_ids"], action or "add"
     if action == "add" and has: raise ToolError(f"message {message_id} already has label '{lb['name']}'")
@@ -424,7 +417,7 @@ def create_email_label(st, mailbox_id: MailboxId, name: str,
         name: The label's name (1 to 40 characters).
         color: The label's color.
     """
-    _need(st, "mailbox", mailbox_id)
+    need(st, "mailbox", mailbox_id)
     name = (name or "").strip()
     if not 1 <= len(name) <= 40: raise ToolError("a label name has 1 to 40 characters")
     if any(lb["name"].lower() == name.lower() for lb in st.find("label", mailbox_id=mailbox_id)):
@@ -443,7 +436,7 @@ def save_email_contact(st, mailbox_id: MailboxId, email: str, name: str | None =
         company: Company name.
         blocked: Whether mail from this address goes to spam.
     """
-    box = _need(st, "mailbox", mailbox_id)
+    box = need(st, "mailbox", mailbox_id)
     email = _addresses([email], "email")[0]
     if email == box["address"]: raise ToolError(f"{email} is the mailbox's own address")
     old = st.find("contact", mailbox_id=mailbox_id, email=email)
@@ -466,7 +459,7 @@ def mark_emails_read(st, message_ids: MessageIds, is_read: bool = True):
     """
     if not 1 <= len(message_ids) <= 100: raise ToolError("give between 1 and 100 message_ids")
     is_read = is_read is not False
-    msgs = [_need(st, "message", m) for m in dict.fromkeys(message_ids)]
+    msgs = [need(st, "message", m) for m in dict.fromkeys(message_ids)]
     todo = [m["message_id"] for m in msgs if m["is_read"] != is_read]
     if not todo: raise ToolError(f"every message is already {'read' if is_read else 'unread'}")
     for m in todo: st.update("message", m, is_read=is_read)

@@ -16,13 +16,12 @@ from typing import Annotated, Literal
 import regex  # like re, but a search can be given a time limit and releases the GIL
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import NOW, FIRST_NAMES, LAST_NAMES
 from prove_nb.state import TableSpec, thaw
 
-NOW = "2026-06-15T09:00:00"
 SHELL = "sh_0001"  # the one shell: who acts, and where
-FIRST = ["Ada", "Ben", "Chloe", "Dev", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kemi", "Liam", "Maya", "Noah",
-         "Olga", "Priya", "Quinn", "Rosa", "Sam", "Tara"]
-LAST = ["Lovelace", "Okafor", "Martin", "Patel", "Rossi", "Haddad", "Kim", "Tanaka", "Silva", "Berg", "Adeyemi", "Walsh"]
+FIRST = FIRST_NAMES[:16] + ("Quinn", "Rosa", "Sam", "Tara")
+LAST = LAST_NAMES[:12]
 GROUPS = ["admin", "staff", "dev", "design", "finance", "research", "ops", "marketing", "legal", "support"]
 PROJECTS = ["inventory-api", "ml-pipeline", "website-redesign", "budget-tool", "chat-bot", "data-cleaning", "mobile-app",
             "invoice-parser", "search-service", "etl-jobs"]

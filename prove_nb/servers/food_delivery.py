@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import NOW, need
 from prove_nb.state import TableSpec
 from prove_nb.servers.maps import CITIES, haversine_km, street_point
 
@@ -138,7 +139,7 @@ def _order(rng, i, pick):
     sub = round(sum(l["unit_price"] * l["quantity"] for l in items), 2)
     fee, tip = rng.choice([0.99, 1.99, 2.99, 3.99]), float(rng.choice([0, 0, 2, 3, 5]))
     status = rng.choice(["delivered"] * 7 + ["cancelled", "placed", "preparing", "out_for_delivery"])
-    day = "2026-06-15" if status in NEXT_STATUS else f"2026-{rng.randint(4, 6):02d}-{rng.randint(1, 14):02d}"
+    day = NOW[:10] if status in NEXT_STATUS else f"2026-{rng.randint(4, 6):02d}-{rng.randint(1, 14):02d}"
     placed = f"{day}T{rng.randint(7, 8) if status in NEXT_STATUS else rng.randint(11, 21):02d}:{rng.randrange(0, 60, 5):02d}:00"
     return {"diner_id": d["diner_id"], "restaurant_id": pick.rows("restaurant")[r]["restaurant_id"],
             "address_id": rng.choice(pick.group("delivery_address", "diner_id")[d["diner_id"]])["address_id"], "items": items,
@@ -168,15 +169,10 @@ OrderId = Annotated[str, Entity("food_order")]
 Cuisine = Literal["italian", "japanese", "mexican", "indian", "american", "thai"]
 FoodCity = Literal["San Francisco", "New York", "London"]
 
-def _need(st, table, key, what):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {what} with id '{key}'")
-    return row
-
 def _open_now(st, r) -> bool: return r["opens"] <= st.meta["now"][11:16] < r["closes"]
 
 def _open_cart(st, cart_id):
-    c = _need(st, "food_cart", cart_id, "cart")
+    c = need(st, "food_cart", cart_id, "cart")
     if c["status"] != "open": raise ToolError(f"cart {cart_id} was already checked out as order {c['order_id']}")
     return c
 
@@ -229,7 +225,7 @@ def search_restaurants(st, city: FoodCity | None = None, cuisine: Cuisine | None
         address_id: A delivery address; keeps restaurants whose delivery radius reaches it.
         open_now: Only restaurants open and accepting orders now.
     """
-    addr = _need(st, "delivery_address", address_id, "delivery address") if address_id else None
+    addr = need(st, "delivery_address", address_id, "delivery address") if address_id else None
     out = []
     for r in st.rows("restaurant"):
         if city not in (None, r["city"]) or cuisine not in (None, r["cuisine"]) or query.lower() not in r["name"].lower(): continue
@@ -253,7 +249,7 @@ def get_restaurant_menu(st, restaurant_id: RestaurantId, category: Literal["star
         dietary: Only dishes with this dietary tag.
         available_only: Hide dishes that are sold out.
     """
-    r = _need(st, "restaurant", restaurant_id, "restaurant")
+    r = need(st, "restaurant", restaurant_id, "restaurant")
     items = [dict(m) for m in st.find("menu_item", restaurant_id=restaurant_id) if category in (None, m["category"])
              and (dietary is None or dietary in m["dietary"]) and (m["available"] or not available_only)]
     return {**dict(r), "open_now": r["accepting_orders"] and _open_now(st, r), "menu": items}
@@ -276,7 +272,7 @@ def list_delivery_addresses(st, diner_id: DinerId):
     Args:
         diner_id: The diner whose addresses to list.
     """
-    _need(st, "diner", diner_id, "diner")
+    need(st, "diner", diner_id, "diner")
     return [dict(a) for a in st.find("delivery_address", diner_id=diner_id)]
 
 @server.read(produces=("food_cart", "menu_item"))
@@ -286,7 +282,7 @@ def list_food_carts(st, diner_id: DinerId):
     Args:
         diner_id: The diner whose carts to list.
     """
-    _need(st, "diner", diner_id, "diner")
+    need(st, "diner", diner_id, "diner")
     return [_cart_view(st, c) for c in st.find("food_cart", diner_id=diner_id) if c["status"] == "open"]
 
 @server.read(produces="food_order")
@@ -297,7 +293,7 @@ def list_food_orders(st, diner_id: DinerId, status: Literal["placed", "preparing
         diner_id: The diner whose orders to list.
         status: Only orders in this state.
     """
-    _need(st, "diner", diner_id, "diner")
+    need(st, "diner", diner_id, "diner")
     rows = [{"order_id": o["order_id"], "restaurant_id": o["restaurant_id"], "restaurant_name": st.get("restaurant", o["restaurant_id"])["name"],
              "status": o["status"], "total": o["total"], "placed_at": o["placed_at"], "rating": o["rating"]}
             for o in st.find("food_order", diner_id=diner_id) if status in (None, o["status"])]
@@ -310,7 +306,7 @@ def get_food_order(st, order_id: OrderId):
     Args:
         order_id: The order to look up.
     """
-    o = _need(st, "food_order", order_id, "order")
+    o = need(st, "food_order", order_id, "order")
     return {**dict(o), "restaurant_name": st.get("restaurant", o["restaurant_id"])["name"],
             "deliver_to": st.get("delivery_address", o["address_id"])["street"]}
 
@@ -324,8 +320,8 @@ def create_food_cart(st, diner_id: DinerId, restaurant_id: RestaurantId):
         diner_id: The diner ordering.
         restaurant_id: The restaurant to order from.
     """
-    _need(st, "diner", diner_id, "diner")
-    _need(st, "restaurant", restaurant_id, "restaurant")
+    need(st, "diner", diner_id, "diner")
+    need(st, "restaurant", restaurant_id, "restaurant")
     c = _has_open_cart(st, diner_id, restaurant_id)
     if c: raise ToolError(f"diner {diner_id} already has open cart {c['cart_id']} at restaurant {restaurant_id}")
     return dict(st.insert("food_cart", {"diner_id": diner_id, "restaurant_id": restaurant_id, "items": [], "promo_code": None,
@@ -342,7 +338,7 @@ def add_dish_to_cart(st, cart_id: CartId, menu_item_id: MenuItemId, quantity: in
         notes: Optional instructions for the kitchen, such as "no onions".
     """
     c = _open_cart(st, cart_id)
-    m = _need(st, "menu_item", menu_item_id, "menu item")
+    m = need(st, "menu_item", menu_item_id, "menu item")
     if m["restaurant_id"] != c["restaurant_id"]:
         raise ToolError(f"menu item {menu_item_id} is from restaurant {m['restaurant_id']}, but cart {cart_id} is for {c['restaurant_id']}; "
                         "use a cart of that restaurant")
@@ -406,7 +402,7 @@ def place_food_order(st, cart_id: CartId, address_id: AddressId, payment_method:
     """
     c = _open_cart(st, cart_id)
     if not c["items"]: raise ToolError(f"cart {cart_id} is empty")
-    a = _need(st, "delivery_address", address_id, "delivery address")
+    a = need(st, "delivery_address", address_id, "delivery address")
     if a["diner_id"] != c["diner_id"]: raise ToolError(f"address {address_id} belongs to another diner")
     r, d = st.get("restaurant", c["restaurant_id"]), st.get("diner", c["diner_id"])
     if not r["accepting_orders"]: raise ToolError(f"restaurant {r['restaurant_id']} is not accepting orders right now")
@@ -436,7 +432,7 @@ def cancel_food_order(st, order_id: OrderId):
     Args:
         order_id: The order to cancel.
     """
-    o = _need(st, "food_order", order_id, "order")
+    o = need(st, "food_order", order_id, "order")
     if o["status"] != "placed": raise ToolError(f"order {order_id} is {o['status']}; only placed orders can be cancelled")
     if o["payment_method"] == "wallet":
         d = st.get("diner", o["diner_id"])
@@ -452,7 +448,7 @@ def advance_food_order(st, order_id: OrderId):
     Args:
         order_id: The order to advance.
     """
-    o = _need(st, "food_order", order_id, "order")
+    o = need(st, "food_order", order_id, "order")
     nxt = NEXT_STATUS.get(o["status"])
     if nxt is None: raise ToolError(f"order {order_id} is {o['status']} and cannot move further")
     st.update("food_order", order_id, status=nxt, updated_at=st.meta["now"])
@@ -467,7 +463,7 @@ def rate_food_order(st, order_id: OrderId, stars: int, comment: str = ""):
         stars: Stars from 1 to 5.
         comment: Optional comment, at most 300 characters.
     """
-    o = _need(st, "food_order", order_id, "order")
+    o = need(st, "food_order", order_id, "order")
     if o["status"] != "delivered": raise ToolError(f"order {order_id} is {o['status']}; only delivered orders can be rated")
     if o["rating"] is not None: raise ToolError(f"order {order_id} was already rated {o['rating']} stars")
     if not 1 <= stars <= 5: raise ToolError(f"stars must be between 1 and 5, got {stars}")
@@ -494,7 +490,7 @@ def add_delivery_address(st, diner_id: DinerId, label: Literal["home", "work", "
         lon: Longitude; optional for known streets.
         instructions: Optional note for the courier.
     """
-    _need(st, "diner", diner_id, "diner")
+    need(st, "diner", diner_id, "diner")
     mine = st.find("delivery_address", diner_id=diner_id)
     if len(mine) >= MAX_ADDRESSES: raise ToolError(f"diner {diner_id} already has {MAX_ADDRESSES} addresses")
     if label in ("home", "work") and any(a["label"] == label for a in mine): raise ToolError(f"diner {diner_id} already has a {label} address")
@@ -519,7 +515,7 @@ def reorder_food_order(st, order_id: OrderId):
     Args:
         order_id: The order to repeat.
     """
-    o = _need(st, "food_order", order_id, "order")
+    o = need(st, "food_order", order_id, "order")
     if o["status"] not in ("delivered", "cancelled"): raise ToolError(f"order {order_id} is still {o['status']}")
     c = _has_open_cart(st, o["diner_id"], o["restaurant_id"])
     if c: raise ToolError(f"diner {o['diner_id']} already has open cart {c['cart_id']} at restaurant {o['restaurant_id']}")

@@ -9,10 +9,9 @@ import collections
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import OWNERS, need
 from prove_nb.state import TableSpec
 
-OWNERS = ["Ada Moreau", "Ben Okafor", "Chloe Martin", "Dev Patel", "Elena Rossi", "Farid Haddad", "Grace Kim", "Hiro Tanaka",
-          "Ines Silva", "Jonas Berg", "Kemi Adeyemi", "Liam Walsh", "Maya Cohen", "Noah Fischer"]
 PLACES = [("Maple Street House", "Portland"), ("Lakeside Cabin", "Tahoe City"), ("Harbor Loft", "Seattle"),
           ("Cedar Grove Home", "Boulder"), ("Sunset Apartment", "San Diego"), ("Oak Hill Cottage", "Asheville"),
           ("Riverside Townhouse", "Austin"), ("Pine Ridge Chalet", "Aspen"), ("Bayview Condo", "San Francisco"),
@@ -179,18 +178,13 @@ Kind = Literal["thermostat", "light", "lock", "camera", "sensor", "plug"]
 Power = Literal["on", "off"]
 Brightness = Annotated[int | None, {"minimum": 0, "maximum": 100}]
 
-def _need(st, table, key, what=None):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {what or table.replace('_', ' ')} with id '{key}'")
-    return row
-
 def _view(row) -> dict:
     "A row without the fields that do not apply to it (None)."
     return {k: v for k, v in row.items() if v is not None}
 
 def _usable_device(st, device_id, kinds=None, online=True):
     "The device `device_id`, checked to be of one of `kinds` and (when `online`) reachable."
-    dev = _need(st, "device", device_id)
+    dev = need(st, "device", device_id)
     if kinds and dev["kind"] not in kinds:
         raise ToolError(f"device {device_id} is a {dev['kind']}, not a {' or '.join(sorted(kinds))}")
     if online and dev["status"] != "online": raise ToolError(f"device {device_id} ({dev['name']}) is offline")
@@ -239,7 +233,7 @@ def list_home_rooms(st, home_id: HomeId):
     Args:
         home_id: The home whose rooms to list.
     """
-    _need(st, "home", home_id)
+    need(st, "home", home_id)
     n = collections.Counter(d["room_id"] for d in st.rows("device") if d["home_id"] == home_id)
     return [{**r, "devices": n[r["room_id"]]} for r in st.rows("room") if r["home_id"] == home_id]
 
@@ -254,8 +248,8 @@ def list_smart_devices(st, home_id: HomeId, room_id: RoomId | None = None, kind:
         kind: Only devices of this kind.
         status: Only online or only offline devices.
     """
-    _need(st, "home", home_id)
-    if room_id is not None and _need(st, "room", room_id)["home_id"] != home_id: raise ToolError(f"room {room_id} is not in home {home_id}")
+    need(st, "home", home_id)
+    if room_id is not None and need(st, "room", room_id)["home_id"] != home_id: raise ToolError(f"room {room_id} is not in home {home_id}")
     return [_view(d) for d in st.rows("device") if d["home_id"] == home_id and room_id in (None, d["room_id"])
             and kind in (None, d["kind"]) and status in (None, d["status"])]
 
@@ -266,7 +260,7 @@ def get_device_status(st, device_id: DeviceId):
     Args:
         device_id: The device to look up.
     """
-    d = _need(st, "device", device_id)
+    d = need(st, "device", device_id)
     return {**_view(d), "room_name": st.get("room", d["room_id"])["name"]}
 
 @server.read(produces=("scene", "device"))
@@ -276,7 +270,7 @@ def list_home_scenes(st, home_id: HomeId):
     Args:
         home_id: The home whose scenes to list.
     """
-    _need(st, "home", home_id)
+    need(st, "home", home_id)
     acts = collections.defaultdict(list)
     for a in st.rows("scene_action"): acts[a["scene_id"]].append(_view(a))
     return [{**s, "actions": acts[s["scene_id"]]} for s in st.rows("scene") if s["home_id"] == home_id]
@@ -289,7 +283,7 @@ def list_home_automations(st, home_id: HomeId, enabled: bool | None = None):
         home_id: The home whose automations to list.
         enabled: Only enabled (true) or only disabled (false) automations.
     """
-    _need(st, "home", home_id)
+    need(st, "home", home_id)
     return [_view(a) for a in st.rows("automation") if a["home_id"] == home_id and enabled in (None, a["enabled"])]
 
 @server.read(produces=("device_group", "device"))
@@ -299,7 +293,7 @@ def list_device_groups(st, home_id: HomeId):
     Args:
         home_id: The home whose groups to list.
     """
-    _need(st, "home", home_id)
+    need(st, "home", home_id)
     return [dict(g) for g in st.rows("device_group") if g["home_id"] == home_id]
 
 @server.read(produces="device")
@@ -309,7 +303,7 @@ def check_device_firmware_updates(st, home_id: HomeId):
     Args:
         home_id: The home whose devices to check.
     """
-    _need(st, "home", home_id)
+    need(st, "home", home_id)
     out = []
     for d in st.rows("device"):
         rel = _latest_release(st, d["model"]) if d["home_id"] == home_id else None
@@ -329,9 +323,9 @@ def get_home_energy_usage(st, home_id: HomeId, start_date: str, end_date: str, d
         end_date: Last day, YYYY-MM-DD, not before start_date.
         device_id: Only this device of the home.
     """
-    _need(st, "home", home_id)
+    need(st, "home", home_id)
     if _date(start_date, "start_date") > _date(end_date, "end_date"): raise ToolError(f"start_date {start_date} is after end_date {end_date}")
-    if device_id is not None and _need(st, "device", device_id)["home_id"] != home_id:
+    if device_id is not None and need(st, "device", device_id)["home_id"] != home_id:
         raise ToolError(f"device {device_id} is not in home {home_id}")
     devs = {d["device_id"]: d for d in st.rows("device") if d["home_id"] == home_id and device_id in (None, d["device_id"])}
     kwh = collections.Counter()
@@ -431,7 +425,7 @@ def move_device_to_room(st, device_id: DeviceId, room_id: RoomId):
         device_id: The device to move.
         room_id: The destination room, in the device's home.
     """
-    dev, room = _usable_device(st, device_id, online=False), _need(st, "room", room_id)
+    dev, room = _usable_device(st, device_id, online=False), need(st, "room", room_id)
     if room["home_id"] != dev["home_id"]: raise ToolError(f"room {room_id} is in home {room['home_id']}, not in the device's home {dev['home_id']}")
     if dev["room_id"] == room_id: raise ToolError(f"device {device_id} is already in {room['name']}")
     st.update("device", device_id, room_id=room_id)
@@ -445,7 +439,7 @@ def set_home_security_mode(st, home_id: HomeId, mode: Literal["disarmed", "armed
         home_id: The home to arm or disarm.
         mode: The new security mode.
     """
-    home = _need(st, "home", home_id)
+    home = need(st, "home", home_id)
     if home["security_mode"] == mode: raise ToolError(f"home {home_id} is already {mode}")
     devs = [d for d in st.rows("device") if d["home_id"] == home_id]
     started = []
@@ -467,7 +461,7 @@ def create_home_scene(st, home_id: HomeId, name: str):
         home_id: The home the scene belongs to.
         name: Scene name, unique within the home.
     """
-    _need(st, "home", home_id)
+    need(st, "home", home_id)
     name = name.strip()
     if not name: raise ToolError("scene name must not be empty")
     if any(s["name"].lower() == name.lower() for s in st.rows("scene") if s["home_id"] == home_id):
@@ -488,7 +482,7 @@ def add_scene_action(st, scene_id: SceneId, device_id: DeviceId, power: Power | 
         target_temp: Target temperature for a thermostat, inside its range.
         locked: True to lock, false to unlock a lock.
     """
-    scene, dev = _need(st, "scene", scene_id), _usable_device(st, device_id, online=False)
+    scene, dev = need(st, "scene", scene_id), _usable_device(st, device_id, online=False)
     if dev["home_id"] != scene["home_id"]: raise ToolError(f"device {device_id} is not in the home of scene {scene_id}")
     if any(a["device_id"] == device_id for a in st.rows("scene_action") if a["scene_id"] == scene_id):
         raise ToolError(f"scene {scene_id} already sets device {device_id}")
@@ -504,7 +498,7 @@ def activate_home_scene(st, scene_id: SceneId):
     Args:
         scene_id: The scene to activate.
     """
-    scene = _need(st, "scene", scene_id)
+    scene = need(st, "scene", scene_id)
     acts = [a for a in st.rows("scene_action") if a["scene_id"] == scene_id]
     if not acts: raise ToolError(f"scene {scene_id} ({scene['name']}) has no device settings yet")
     devs = {a["device_id"]: st.get("device", a["device_id"]) for a in acts}
@@ -531,7 +525,7 @@ def create_home_automation(st, scene_id: SceneId, name: str, trigger_time: str |
         condition: For a sensor trigger: above/below a threshold (temperature, humidity) or detected (motion, contact).
         threshold: The reading that trips an above/below condition.
     """
-    scene = _need(st, "scene", scene_id)
+    scene = need(st, "scene", scene_id)
     if (trigger_time is None) == (sensor_id is None): raise ToolError("give exactly one trigger: trigger_time or sensor_id")
     if trigger_time is not None:
         hh, _, mm = trigger_time.partition(":")
@@ -560,7 +554,7 @@ def set_home_automation_enabled(st, automation_id: AutomationId, enabled: bool):
         automation_id: The automation.
         enabled: True to enable, false to disable.
     """
-    a = _need(st, "automation", automation_id)
+    a = need(st, "automation", automation_id)
     if a["enabled"] == enabled: raise ToolError(f"automation {automation_id} is already {'enabled' if enabled else 'disabled'}")
     st.update("automation", automation_id, enabled=enabled)
     return {"automation_id": automation_id, "name": a["name"], "enabled": enabled}
@@ -574,7 +568,7 @@ def create_device_group(st, home_id: HomeId, name: str, device_ids: list[Annotat
         name: Group name, unique within the home.
         device_ids: The member devices: all lights or all plugs, all in this home.
     """
-    _need(st, "home", home_id)
+    need(st, "home", home_id)
     ids = sorted(set(device_ids))
     if len(ids) < 2: raise ToolError("a group needs at least two different devices")
     devs = [_usable_device(st, d, SWITCHABLE, online=False) for d in ids]
@@ -595,7 +589,7 @@ def set_device_group_power(st, group_id: GroupId, power: Power):
         group_id: The group to switch.
         power: The new power state.
     """
-    g = _need(st, "device_group", group_id, "device group")
+    g = need(st, "device_group", group_id, "device group")
     devs = [st.get("device", d) for d in g["device_ids"]]
     offline = [d["device_id"] for d in devs if d["status"] != "online"]
     if offline: raise ToolError(f"group {group_id} cannot switch: devices {', '.join(offline)} are offline")

@@ -10,9 +10,9 @@ from datetime import date, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import NOW, need
 from prove_nb.state import TableSpec
 
-NOW = "2026-06-15T09:00:00"
 Status = Literal["open", "in_progress", "review", "closed"]
 Priority = Literal["low", "medium", "high", "critical"]
 PRIORITIES = ("low", "medium", "high", "critical")
@@ -127,11 +127,6 @@ IssueId = Annotated[str, Entity("issue")]
 LabelId = Annotated[str, Entity("label")]
 MilestoneId = Annotated[str, Entity("milestone")]
 
-def _need(st, table, key):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {table} with id '{key}'")
-    return row
-
 def _today(st) -> str: return st.meta["now"][:10]
 
 def _role(st, project_id, user_id):
@@ -141,20 +136,20 @@ def _role(st, project_id, user_id):
 
 def _member(st, project_id, user_id, roles=ROLES, doing="do that"):
     "Check that `user_id` is a member of the project with one of `roles`."
-    _need(st, "user", user_id)
+    need(st, "user", user_id)
     role = _role(st, project_id, user_id)
     if role is None: raise ToolError(f"user {user_id} is not a member of project {project_id}")
     if role not in roles: raise ToolError(f"user {user_id} is a {role} of project {project_id}; only {' or '.join(r + 's' for r in roles)} can {doing}")
     return role
 
 def _active_project(st, project_id):
-    p = _need(st, "project", project_id)
+    p = need(st, "project", project_id)
     if p["status"] != "active": raise ToolError(f"project {project_id} is {p['status']} and read-only")
     return p
 
 def _issue(st, issue_id, open_only=False):
     "The issue, in an active project (and not closed, if `open_only`)."
-    i = _need(st, "issue", issue_id)
+    i = need(st, "issue", issue_id)
     _active_project(st, i["project_id"])
     if open_only and i["status"] == "closed": raise ToolError(f"issue {issue_id} is closed; reopen it first")
     return i
@@ -199,7 +194,7 @@ def list_project_members(st, project_id: ProjectId, role: Literal["owner", "main
         project_id: The project.
         role: Only members with this role.
     """
-    _need(st, "project", project_id)
+    need(st, "project", project_id)
     return [{**dict(m), "name": st.get("user", m["user_id"])["name"], "username": st.get("user", m["user_id"])["username"]}
             for m in st.find("membership", project_id=project_id) if role in (None, m["role"])]
 
@@ -220,7 +215,7 @@ def search_tracker_issues(st, project_id: ProjectId | None = None, status: Statu
         limit: Maximum number of issues (1 to 50).
     """
     if not 1 <= limit <= 50: raise ToolError(f"limit must be between 1 and 50, got {limit}")
-    if project_id is not None: _need(st, "project", project_id)
+    if project_id is not None: need(st, "project", project_id)
     t = text.lower()
     hits = [dict(i) for i in st.rows("issue") if project_id in (None, i["project_id"]) and status in (None, i["status"])
             and assignee_id in (None, i["assignee_id"]) and (label_id is None or label_id in i["label_ids"])
@@ -235,7 +230,7 @@ def get_tracker_issue(st, issue_id: IssueId):
     Args:
         issue_id: The issue to look up.
     """
-    i = _need(st, "issue", issue_id)
+    i = need(st, "issue", issue_id)
     comments = sorted((dict(c) for c in st.find("comment", issue_id=issue_id)), key=lambda c: (c["created_at"], c["comment_id"]))
     links = [dict(l) for l in st.rows("issue_link") if issue_id in (l["source_issue_id"], l["target_issue_id"])]
     return {**dict(i), "labels": [st.get("label", l)["name"] for l in i["label_ids"]], "comments": comments,
@@ -248,7 +243,7 @@ def list_project_labels(st, project_id: ProjectId):
     Args:
         project_id: The project.
     """
-    _need(st, "project", project_id)
+    need(st, "project", project_id)
     return [dict(l) for l in st.find("label", project_id=project_id)]
 
 @server.read(produces="milestone")
@@ -259,7 +254,7 @@ def list_project_milestones(st, project_id: ProjectId, status: Literal["open", "
         project_id: The project.
         status: Only milestones in this state.
     """
-    _need(st, "project", project_id)
+    need(st, "project", project_id)
     out = []
     for m in st.find("milestone", project_id=project_id):
         if status in (None, m["status"]):
@@ -286,7 +281,7 @@ def create_tracker_issue(st, project_id: ProjectId, reporter_id: UserId, title: 
     if not title.strip(): raise ToolError("title must not be empty")
     labels = sorted(set(label_ids or []))
     for l in labels:
-        if _need(st, "label", l)["project_id"] != project_id: raise ToolError(f"label {l} belongs to another project")
+        if need(st, "label", l)["project_id"] != project_id: raise ToolError(f"label {l} belongs to another project")
     n = len(st.find("issue", project_id=project_id)) + 1
     return dict(st.insert("issue", {"project_id": project_id, "key": f"{p['key']}-{n}", "title": title.strip(), "type": issue_type,
                                     "priority": priority, "status": "open", "resolution": None, "reporter_id": reporter_id, "assignee_id": None,
@@ -403,7 +398,7 @@ def apply_issue_label(st, issue_id: IssueId, label_id: LabelId):
         label_id: A label of the issue's project.
     """
     i = _issue(st, issue_id)
-    if _need(st, "label", label_id)["project_id"] != i["project_id"]: raise ToolError(f"label {label_id} belongs to another project")
+    if need(st, "label", label_id)["project_id"] != i["project_id"]: raise ToolError(f"label {label_id} belongs to another project")
     if label_id in i["label_ids"]: raise ToolError(f"issue {issue_id} already has label {label_id}")
     return _touch(st, issue_id, label_ids=sorted(i["label_ids"] + (label_id,)))
 
@@ -436,7 +431,7 @@ def set_issue_milestone(st, issue_id: IssueId, milestone_id: MilestoneId):
         milestone_id: An open milestone of the same project.
     """
     i = _issue(st, issue_id, open_only=True)
-    m = _need(st, "milestone", milestone_id)
+    m = need(st, "milestone", milestone_id)
     if m["project_id"] != i["project_id"]: raise ToolError(f"milestone {milestone_id} belongs to another project")
     if m["status"] != "open": raise ToolError(f"milestone {milestone_id} is closed")
     if i["milestone_id"] == milestone_id: raise ToolError(f"issue {issue_id} is already in milestone {milestone_id}")
@@ -484,7 +479,7 @@ def add_project_member(st, project_id: ProjectId, actor_id: UserId, user_id: Use
     """
     _active_project(st, project_id)
     _member(st, project_id, actor_id, ("owner",) if role == "maintainer" else ("owner", "maintainer"), f"add a {role}")
-    _need(st, "user", user_id)
+    need(st, "user", user_id)
     existing = _role(st, project_id, user_id)
     if existing: raise ToolError(f"user {user_id} is already a {existing} of project {project_id}")
     return dict(st.insert("membership", {"project_id": project_id, "user_id": user_id, "role": role}))

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import need
 from prove_nb.state import TableSpec
 
 CITIES = {  # name: (lat, lon, continent, streets)
@@ -123,11 +124,6 @@ SavedId = Annotated[str, Entity("saved_place")]
 ListId = Annotated[str, Entity("place_list")]
 Day = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 
-def _need(st, table, key, what):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {what} with id '{key}'")
-    return row
-
 def _now_day_time(st) -> tuple:
     now = datetime.fromisoformat(st.meta["now"])
     return DAYS[now.weekday()], now.strftime("%H:%M")
@@ -145,8 +141,8 @@ def _brief(p, **extra) -> dict:
 def _dist(a, b) -> float: return haversine_km(a["lat"], a["lon"], b["lat"], b["lon"])
 
 def _editable_list(st, user_id, list_id):
-    _need(st, "map_user", user_id, "user")
-    lst = _need(st, "place_list", list_id, "place list")
+    need(st, "map_user", user_id, "user")
+    lst = need(st, "place_list", list_id, "place list")
     if user_id != lst["owner_id"] and user_id not in lst["collaborator_ids"]:
         raise ToolError(f"user {user_id} cannot edit list {list_id}: only its owner and collaborators can")
     return lst
@@ -180,7 +176,7 @@ def get_place_details(st, place_id: PlaceId):
     Args:
         place_id: The place to look up.
     """
-    p = _need(st, "map_place", place_id, "place")
+    p = need(st, "map_place", place_id, "place")
     reviews = sorted(st.find("place_review", place_id=place_id), key=lambda r: (r["date"], r["review_id"]), reverse=True)[:5]
     day, hhmm = _now_day_time(st)
     return {**dict(p), "open_now": _is_open(p, day, hhmm), "latest_reviews": [dict(r) for r in reviews]}
@@ -234,7 +230,7 @@ def compute_distance(st, from_place_id: PlaceId, to_place_id: PlaceId):
         from_place_id: The starting place.
         to_place_id: The destination place.
     """
-    a, b = _need(st, "map_place", from_place_id, "place"), _need(st, "map_place", to_place_id, "place")
+    a, b = need(st, "map_place", from_place_id, "place"), need(st, "map_place", to_place_id, "place")
     if from_place_id == to_place_id: raise ToolError("from_place_id and to_place_id are the same place")
     km = _dist(a, b)
     return {"from_place_id": from_place_id, "to_place_id": to_place_id, "km": round(km, 3), "miles": round(km / 1.609344, 3),
@@ -251,7 +247,7 @@ def get_directions(st, from_place_id: PlaceId, to_place_id: PlaceId, mode: Liter
         to_place_id: The destination place.
         mode: How to travel.
     """
-    a, b = _need(st, "map_place", from_place_id, "place"), _need(st, "map_place", to_place_id, "place")
+    a, b = need(st, "map_place", from_place_id, "place"), need(st, "map_place", to_place_id, "place")
     if from_place_id == to_place_id: raise ToolError("from_place_id and to_place_id are the same place")
     km = round(_dist(a, b) * DETOUR[mode], 2)
     if mode in MAX_KM and km > MAX_KM[mode]: raise ToolError(f"{km} km is too far for {mode} (limit {MAX_KM[mode]:.0f} km)")
@@ -277,7 +273,7 @@ def find_nearby_places(st, place_id: PlaceId, radius_km: float = 1.0, category: 
         open_now: Only places open at the current time.
         limit: Maximum number of places (1 to 50).
     """
-    p = _need(st, "map_place", place_id, "place")
+    p = need(st, "map_place", place_id, "place")
     if not 0 < radius_km <= 20: raise ToolError(f"radius_km must be more than 0 and at most 20, got {radius_km}")
     if not 1 <= limit <= 50: raise ToolError(f"limit must be between 1 and 50, got {limit}")
     day, hhmm = _now_day_time(st)
@@ -295,7 +291,7 @@ def check_opening_hours(st, place_id: PlaceId, day: Day | None = None, time: str
         day: Day of the week; default today.
         time: Time HH:MM (24-hour); default the current time.
     """
-    p = _need(st, "map_place", place_id, "place")
+    p = need(st, "map_place", place_id, "place")
     today, now = _now_day_time(st)
     day, time = day or today, time or now
     if not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", time): raise ToolError(f"time must be HH:MM in 24-hour form, got '{time}'")
@@ -321,7 +317,7 @@ def list_saved_places(st, user_id: UserId, label: Literal["home", "work", "favor
         user_id: The user whose saved places to list.
         label: Only saved places with this label.
     """
-    _need(st, "map_user", user_id, "user")
+    need(st, "map_user", user_id, "user")
     rows = [s for s in st.find("saved_place", user_id=user_id) if label in (None, s["label"])]
     return [{**dict(s), "name": st.get("map_place", s["place_id"])["name"], "address": st.get("map_place", s["place_id"])["address"]} for s in rows]
 
@@ -332,7 +328,7 @@ def list_place_lists(st, user_id: UserId):
     Args:
         user_id: The user whose lists to show.
     """
-    _need(st, "map_user", user_id, "user")
+    need(st, "map_user", user_id, "user")
     return [{**dict(l), "role": "owner" if l["owner_id"] == user_id else "collaborator",
              "places": [{"place_id": p, "name": st.get("map_place", p)["name"]} for p in l["place_ids"]]}
             for l in st.rows("place_list") if l["owner_id"] == user_id or user_id in l["collaborator_ids"]]
@@ -349,8 +345,8 @@ def save_place(st, user_id: UserId, place_id: PlaceId, label: Literal["home", "w
         label: How the place is saved.
         note: Optional note, at most 200 characters.
     """
-    _need(st, "map_user", user_id, "user")
-    _need(st, "map_place", place_id, "place")
+    need(st, "map_user", user_id, "user")
+    need(st, "map_place", place_id, "place")
     if len(note) > 200: raise ToolError("note must be at most 200 characters")
     mine = st.find("saved_place", user_id=user_id)
     dup = next((s for s in mine if s["place_id"] == place_id), None)
@@ -368,7 +364,7 @@ def remove_saved_place(st, user_id: UserId, saved_id: SavedId):
         user_id: The user who saved the place.
         saved_id: The saved place to remove.
     """
-    s = _need(st, "saved_place", saved_id, "saved place")
+    s = need(st, "saved_place", saved_id, "saved place")
     if s["user_id"] != user_id: raise ToolError(f"saved place {saved_id} belongs to another user")
     st.delete("saved_place", saved_id)
     return {"saved_id": saved_id, "removed": True, "place_id": s["place_id"]}
@@ -384,13 +380,13 @@ def create_place_list(st, user_id: UserId, name: str, visibility: Literal["priva
         visibility: Who can see the list.
         collaborator_ids: Other users allowed to add places.
     """
-    _need(st, "map_user", user_id, "user")
+    need(st, "map_user", user_id, "user")
     name, collab = name.strip(), list(dict.fromkeys(collaborator_ids or []))
     if not 1 <= len(name) <= 60: raise ToolError("list name must have 1 to 60 characters")
     if any(l["name"].lower() == name.lower() for l in st.find("place_list", owner_id=user_id)):
         raise ToolError(f"user {user_id} already has a list named '{name}'")
     for c in collab:
-        _need(st, "map_user", c, "user")
+        need(st, "map_user", c, "user")
         if c == user_id: raise ToolError("the owner cannot also be a collaborator")
     if collab and visibility == "private": raise ToolError("a private list cannot have collaborators; use shared or public")
     return dict(st.insert("place_list", {"owner_id": user_id, "name": name, "visibility": visibility,
@@ -406,7 +402,7 @@ def add_place_to_list(st, user_id: UserId, list_id: ListId, place_id: PlaceId):
         place_id: The place to add.
     """
     lst = _editable_list(st, user_id, list_id)
-    _need(st, "map_place", place_id, "place")
+    need(st, "map_place", place_id, "place")
     if place_id in lst["place_ids"]: raise ToolError(f"place {place_id} is already in list {list_id}")
     if len(lst["place_ids"]) >= 50: raise ToolError(f"list {list_id} is full (50 places)")
     st.update("place_list", list_id, place_ids=lst["place_ids"] + (place_id,))
@@ -422,8 +418,8 @@ def write_place_review(st, user_id: UserId, place_id: PlaceId, rating: int, text
         rating: Stars from 1 to 5.
         text: Optional review text, at most 500 characters.
     """
-    _need(st, "map_user", user_id, "user")
-    p = _need(st, "map_place", place_id, "place")
+    need(st, "map_user", user_id, "user")
+    p = need(st, "map_place", place_id, "place")
     if not 1 <= rating <= 5: raise ToolError(f"rating must be between 1 and 5, got {rating}")
     if len(text) > 500: raise ToolError("review text must be at most 500 characters")
     if st.find("place_review", place_id=place_id, user_id=user_id): raise ToolError(f"user {user_id} already reviewed place {place_id}")

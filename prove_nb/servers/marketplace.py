@@ -10,9 +10,9 @@ from datetime import date, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import NOW, need
 from prove_nb.state import TableSpec
 
-NOW = "2026-06-15T09:00:00"
 FEE = 0.05
 MAX_ACTIVE = 25
 Category = Literal["electronics", "furniture", "bikes", "clothing", "books", "music", "sports", "collectibles"]
@@ -95,29 +95,24 @@ MemberId = Annotated[str, Entity("member")]
 ListingId = Annotated[str, Entity("listing")]
 OfferId = Annotated[str, Entity("offer")]
 
-def _need(st, table, key):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {table} with id '{key}'")
-    return row
-
 def _active_member(st, member_id):
-    m = _need(st, "member", member_id)
+    m = need(st, "member", member_id)
     if m["status"] != "active": raise ToolError(f"member {member_id} is {m['status']}")
     return m
 
 def _active_listing(st, listing_id):
-    l = _need(st, "listing", listing_id)
+    l = need(st, "listing", listing_id)
     if l["status"] != "active": raise ToolError(f"listing {listing_id} is {l['status']}")
     return l
 
 def _own_listing(st, listing_id, seller_id):
-    l = _need(st, "listing", listing_id)
+    l = need(st, "listing", listing_id)
     if l["seller_id"] != seller_id: raise ToolError(f"listing {listing_id} belongs to {l['seller_id']}, not {seller_id}")
     return l
 
 def _pending_offer(st, offer_id, seller_id):
     "A pending offer on an active listing of `seller_id`."
-    o = _need(st, "offer", offer_id)
+    o = need(st, "offer", offer_id)
     _own_listing(st, o["listing_id"], seller_id)
     if o["status"] != "pending": raise ToolError(f"offer {offer_id} is {o['status']}, not pending")
     _active_listing(st, o["listing_id"])
@@ -165,7 +160,7 @@ def search_market_listings(st, query: str = "", category: Category | None = None
         limit: Maximum number of listings (1 to 50).
     """
     if not 1 <= limit <= 50: raise ToolError(f"limit must be between 1 and 50, got {limit}")
-    if seller_id is not None: _need(st, "member", seller_id)
+    if seller_id is not None: need(st, "member", seller_id)
     words = query.lower().split()
     hits = [dict(l) for l in st.rows("listing") if l["status"] == status and all(w in l["title"].lower() for w in words)
             and category in (None, l["category"]) and condition in (None, l["condition"]) and seller_id in (None, l["seller_id"])
@@ -179,7 +174,7 @@ def get_market_listing(st, listing_id: ListingId):
     Args:
         listing_id: The listing to look up.
     """
-    l = _need(st, "listing", listing_id)
+    l = need(st, "listing", listing_id)
     seller = st.get("member", l["seller_id"])
     pending = [o["amount"] for o in st.find("offer", listing_id=listing_id, status="pending")]
     return {**dict(l), "seller_name": seller["name"], "seller_city": seller["city"], "pending_offers": len(pending),
@@ -193,7 +188,7 @@ def list_listing_offers(st, listing_id: ListingId, status: Literal["pending", "a
         listing_id: The listing whose offers to list.
         status: Only offers in this state.
     """
-    _need(st, "listing", listing_id)
+    need(st, "listing", listing_id)
     rows = [dict(o) for o in st.find("offer", listing_id=listing_id) if status in (None, o["status"])]
     return sorted(rows, key=lambda o: (-o["amount"], o["offer_id"]))
 
@@ -205,7 +200,7 @@ def list_buyer_offers(st, buyer_id: MemberId, status: Literal["pending", "accept
         buyer_id: The member who made the offers.
         status: Only offers in this state.
     """
-    _need(st, "member", buyer_id)
+    need(st, "member", buyer_id)
     rows = []
     for o in st.find("offer", buyer_id=buyer_id):
         if status in (None, o["status"]):
@@ -221,7 +216,7 @@ def list_market_sales(st, member_id: MemberId, role: Literal["seller", "buyer"] 
         member_id: The member.
         role: Whether to list what the member sold or what they bought.
     """
-    _need(st, "member", member_id)
+    need(st, "member", member_id)
     rows = [{**dict(s), "title": st.get("listing", s["listing_id"])["title"]} for s in st.rows("sale") if s[f"{role}_id"] == member_id]
     return sorted(rows, key=lambda s: (s["date"], s["sale_id"]), reverse=True)
 

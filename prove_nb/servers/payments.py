@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import TODAY, need
 from prove_nb.state import TableSpec
 
 FIRST = ["Aiko", "Bilal", "Clara", "Diego", "Emeka", "Fatima", "Gustav", "Hana", "Ivan", "Jade", "Kofi", "Lena", "Marco",
@@ -28,7 +29,6 @@ INVOICE_ITEMS = ["Monthly service", "Annual membership", "Order #{n}", "Consulta
                  "Electricity bill", "Water bill", "Subscription renewal"]
 KYC_LIMIT = {"basic": 500.0, "verified": 10000.0}
 LATE_FEE = 0.02
-TODAY = date(2026, 6, 15)
 
 def _day(rng, lo, hi) -> str:
     "An ISO date `lo` to `hi` days after the server's today (negative: before)."
@@ -95,14 +95,9 @@ InvoiceId = Annotated[str, Entity("invoice")]
 PaymentId = Annotated[str, Entity("payment")]
 RequestId = Annotated[str, Entity("payment_request")]
 
-def _need(st, table, key, what):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {what} with id '{key}'")
-    return row
-
 def _debit(st, wallet_id, amount):
     "Take `amount` from an active wallet within its KYC limit and balance; returns the new balance."
-    w = _need(st, "wallet", wallet_id, "wallet")
+    w = need(st, "wallet", wallet_id, "wallet")
     if w["status"] != "active": raise ToolError(f"wallet {wallet_id} is {w['status']} and cannot send money")
     if amount > KYC_LIMIT[w["kyc"]]:
         raise ToolError(f"wallet {wallet_id} is {w['kyc']}: a single payment is limited to {KYC_LIMIT[w['kyc']]:.2f}")
@@ -155,7 +150,7 @@ def list_wallet_invoices(st, wallet_id: WalletId, status: Literal["open", "paid"
         wallet_id: The wallet the invoices are billed to.
         status: Only invoices in this state.
     """
-    _need(st, "wallet", wallet_id, "wallet")
+    need(st, "wallet", wallet_id, "wallet")
     today = st.meta["now"][:10]
     rows = [{**r, "overdue": r["status"] == "open" and r["due"] < today} for r in st.rows("invoice")
             if r["wallet_id"] == wallet_id and status in (None, r["status"])]
@@ -171,7 +166,7 @@ def list_wallet_payments(st, wallet_id: WalletId, status: Literal["settled", "pe
         status: Only payments in this state.
         merchant_id: Only payments to this merchant.
     """
-    _need(st, "wallet", wallet_id, "wallet")
+    need(st, "wallet", wallet_id, "wallet")
     rows = [{**r, "refunded": _refunded(st, r["payment_id"]), "refund_deadline": _refund_deadline(st, r)}
             for r in st.rows("payment") if r["wallet_id"] == wallet_id and status in (None, r["status"])
             and merchant_id in ("", r["merchant_id"])]
@@ -187,7 +182,7 @@ def list_payment_requests(st, wallet_id: WalletId, role: Literal["payer", "reque
         role: Only requests where the wallet has this role; both when omitted.
         status: Only requests in this state.
     """
-    _need(st, "wallet", wallet_id, "wallet")
+    need(st, "wallet", wallet_id, "wallet")
     asked = lambda r: role != "requester" and r["payer_wallet_id"] == wallet_id
     sent = lambda r: role != "payer" and r["requester_wallet_id"] == wallet_id
     return [dict(r) for r in st.rows("payment_request") if status in (None, r["status"]) and (sent(r) or asked(r))]
@@ -199,7 +194,7 @@ def pay_wallet_invoice(st, invoice_id: InvoiceId):
     Args:
         invoice_id: The invoice to pay.
     """
-    inv = _need(st, "invoice", invoice_id, "invoice")
+    inv = need(st, "invoice", invoice_id, "invoice")
     if inv["status"] != "open": raise ToolError(f"invoice {invoice_id} is {inv['status']} and cannot be paid")
     merchant = st.get("merchant", inv["merchant_id"])
     if merchant["status"] != "active": raise ToolError(f"merchant {merchant['merchant_id']} is {merchant['status']} and takes no payments")
@@ -223,7 +218,7 @@ def pay_merchant(st, wallet_id: WalletId, merchant_id: MerchantId, amount: float
         memo: Optional note for the merchant.
     """
     _positive(amount)
-    merchant = _need(st, "merchant", merchant_id, "merchant")
+    merchant = need(st, "merchant", merchant_id, "merchant")
     if merchant["status"] != "active": raise ToolError(f"merchant {merchant_id} is {merchant['status']} and takes no payments")
     balance = _debit(st, wallet_id, round(amount, 2))
     pay = st.insert("payment", {"wallet_id": wallet_id, "merchant_id": merchant_id, "invoice_id": None, "amount": round(amount, 2),
@@ -241,7 +236,7 @@ def refund_merchant_payment(st, payment_id: PaymentId, amount: float,
         reason: Why the money is returned.
     """
     _positive(amount)
-    pay = _need(st, "payment", payment_id, "payment")
+    pay = need(st, "payment", payment_id, "payment")
     if pay["status"] != "settled": raise ToolError(f"payment {payment_id} is {pay['status']}; only settled payments can be refunded")
     deadline = _refund_deadline(st, pay)
     if st.meta["now"][:10] > deadline: raise ToolError(f"the refund window of payment {payment_id} closed on {deadline}")
@@ -265,8 +260,8 @@ def request_wallet_payment(st, requester_wallet_id: WalletId, payer_wallet_id: W
     _positive(amount)
     if amount > KYC_LIMIT["verified"]: raise ToolError(f"a request is limited to {KYC_LIMIT['verified']:.2f}, got {amount:.2f}")
     if requester_wallet_id == payer_wallet_id: raise ToolError("a wallet cannot request money from itself")
-    req = _need(st, "wallet", requester_wallet_id, "wallet")
-    _need(st, "wallet", payer_wallet_id, "wallet")
+    req = need(st, "wallet", requester_wallet_id, "wallet")
+    need(st, "wallet", payer_wallet_id, "wallet")
     if req["status"] != "active": raise ToolError(f"wallet {requester_wallet_id} is {req['status']} and cannot request money")
     return dict(st.insert("payment_request", {"requester_wallet_id": requester_wallet_id, "payer_wallet_id": payer_wallet_id,
                                               "amount": round(amount, 2), "note": note, "status": "pending",
@@ -280,7 +275,7 @@ def respond_to_payment_request(st, request_id: RequestId, action: Literal["accep
         request_id: The pending request to answer.
         action: accept to pay it, decline to refuse it.
     """
-    r = _need(st, "payment_request", request_id, "payment request")
+    r = need(st, "payment_request", request_id, "payment request")
     if r["status"] != "pending": raise ToolError(f"payment request {request_id} is already {r['status']}")
     out = {"request_id": request_id}
     if action == "accept":

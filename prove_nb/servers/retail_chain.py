@@ -10,9 +10,9 @@ from datetime import date, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import NOW, need
 from prove_nb.state import TableSpec
 
-NOW = "2026-06-15T09:00:00"
 Region = Literal["north", "south", "east", "west"]
 Role = Literal["cashier", "stock_associate", "supervisor", "manager"]
 CITIES = {"north": ["Leeds", "York", "Newcastle"], "south": ["Brighton", "Southampton", "Exeter"],
@@ -129,21 +129,16 @@ OrderId = Annotated[str, Entity("restock_order")]
 EmployeeId = Annotated[str, Entity("employee")]
 ShiftId = Annotated[str, Entity("shift")]
 
-def _need(st, table, key, what=None):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {what or table} with id '{key}'")
-    return row
-
 def _today(st) -> str: return st.meta["now"][:10]
 
 def _open_store(st, store_id):
-    s = _need(st, "store", store_id)
+    s = need(st, "store", store_id)
     if s["status"] != "open": raise ToolError(f"store {store_id} is closed for {s['status']}")
     return s
 
 def _shelf(st, store_id, sku_id):
     "The inventory row of a SKU at a store (the store must carry it)."
-    _need(st, "store", store_id); _need(st, "sku", sku_id)
+    need(st, "store", store_id); need(st, "sku", sku_id)
     rows = st.find("inventory", store_id=store_id, sku_id=sku_id)
     if not rows: raise ToolError(f"store {store_id} does not carry sku {sku_id}")
     return rows[0]
@@ -197,7 +192,7 @@ def check_store_inventory(st, store_id: StoreId, sku_id: SkuId | None = None, be
         sku_id: Only this SKU.
         below_reorder_point: Only SKUs whose on-hand units are at or below their reorder point.
     """
-    _need(st, "store", store_id)
+    need(st, "store", store_id)
     out = []
     for r in sorted(st.find("inventory", store_id=store_id), key=lambda r: r["sku_id"]):
         if sku_id in (None, r["sku_id"]) and (not below_reorder_point or r["on_hand"] <= r["reorder_point"]):
@@ -212,7 +207,7 @@ def list_incoming_stock(st, store_id: StoreId, include_done: bool = False):
         store_id: The receiving store.
         include_done: Also list received and cancelled ones.
     """
-    _need(st, "store", store_id)
+    need(st, "store", store_id)
     live = lambda r, s: include_done or r["status"] == s
     out = [{"kind": "transfer", **dict(t)} for t in st.find("transfer", to_store_id=store_id) if live(t, "in_transit")]
     out += [{"kind": "restock_order", **dict(o)} for o in st.find("restock_order", store_id=store_id) if live(o, "ordered")]
@@ -227,7 +222,7 @@ def list_store_staff(st, store_id: StoreId, role: Role | None = None, date: str 
         role: Only employees with this role.
         date: Only shifts on this day, YYYY-MM-DD; empty for every shift from today on.
     """
-    _need(st, "store", store_id)
+    need(st, "store", store_id)
     if date: _date(date)
     out = []
     for e in sorted(st.find("employee", store_id=store_id), key=lambda e: e["employee_id"]):
@@ -264,7 +259,7 @@ def receive_stock_transfer(st, transfer_id: TransferId):
     Args:
         transfer_id: The transfer that arrived.
     """
-    t = _need(st, "transfer", transfer_id)
+    t = need(st, "transfer", transfer_id)
     if t["status"] != "in_transit": raise ToolError(f"transfer {transfer_id} is {t['status']}, not in transit")
     shelf = _shelf(st, t["to_store_id"], t["sku_id"])
     st.update("inventory", shelf["inventory_id"], on_hand=shelf["on_hand"] + t["quantity"])
@@ -295,7 +290,7 @@ def receive_restock_order(st, order_id: OrderId):
     Args:
         order_id: The restock order that arrived.
     """
-    o = _need(st, "restock_order", order_id, "restock order")
+    o = need(st, "restock_order", order_id, "restock order")
     if o["status"] != "ordered": raise ToolError(f"restock order {order_id} is {o['status']}, not ordered")
     shelf = _shelf(st, o["store_id"], o["sku_id"])
     st.update("inventory", shelf["inventory_id"], on_hand=shelf["on_hand"] + o["quantity"])
@@ -316,7 +311,7 @@ def schedule_staff_shift(st, employee_id: EmployeeId, store_id: StoreId, date: s
         start_hour: Hour the shift starts (0-23).
         end_hour: Hour the shift ends; the shift lasts 3 to 10 hours.
     """
-    e, store = _need(st, "employee", employee_id), _open_store(st, store_id)
+    e, store = need(st, "employee", employee_id), _open_store(st, store_id)
     day = _date(date)
     if e["status"] != "active": raise ToolError(f"employee {employee_id} is {e['status']}")
     if store["region"] != st.get("store", e["store_id"])["region"]:
@@ -342,7 +337,7 @@ def cancel_staff_shift(st, shift_id: ShiftId):
     Args:
         shift_id: The shift to cancel.
     """
-    s = _need(st, "shift", shift_id)
+    s = need(st, "shift", shift_id)
     if s["status"] != "scheduled": raise ToolError(f"shift {shift_id} is {s['status']}")
     if (s["date"], s["start_hour"]) <= (_today(st), int(st.meta["now"][11:13])): raise ToolError(f"shift {shift_id} has already started")
     return dict(st.update("shift", shift_id, status="cancelled"))

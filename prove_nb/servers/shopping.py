@@ -10,9 +10,9 @@ from datetime import date, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import NOW, need
 from prove_nb.state import TableSpec
 
-NOW = "2026-06-15T09:00:00"
 CATEGORIES = ("electronics", "home", "kitchen", "books", "toys", "sports", "beauty", "clothing", "garden")
 Category = Literal["electronics", "home", "kitchen", "books", "toys", "sports", "beauty", "clothing", "garden"]
 GOODS = {
@@ -165,24 +165,19 @@ CouponCode = Annotated[str, Entity("coupon")]
 AddressId = Annotated[str, Entity("address")]
 OrderId = Annotated[str, Entity("order")]
 
-def _need(st, table, key, what=None):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {what or table} with id '{key}'")
-    return row
-
 def _today(st) -> str: return st.meta["now"][:10]
 
 def _cart(st, customer_id) -> list:
     return sorted(st.find("cart_item", customer_id=customer_id), key=lambda r: r["cart_item_id"])
 
 def _cart_entry(st, customer_id, product_id):
-    _need(st, "customer", customer_id)
+    need(st, "customer", customer_id)
     for r in st.find("cart_item", customer_id=customer_id, product_id=product_id): return r
     raise ToolError(f"product {product_id} is not in the cart of {customer_id}")
 
 def _sellable(st, product_id, quantity):
     "The product, if it is active and `quantity` (a positive number) of it is in stock."
-    p = _need(st, "product", product_id)
+    p = need(st, "product", product_id)
     if quantity < 1: raise ToolError(f"quantity must be at least 1, got {quantity}")
     if p["status"] != "active": raise ToolError(f"product {product_id} is {p['status']} and cannot be bought")
     if p["stock"] == 0: raise ToolError(f"product {product_id} is out of stock")
@@ -209,7 +204,7 @@ def _totals(subtotal, discount) -> dict:
     return {"subtotal": round(subtotal, 2), "discount": discount, "shipping": shipping, "total": round(net + shipping, 2)}
 
 def _cart_view(st, customer_id) -> dict:
-    cust = _need(st, "customer", customer_id)
+    cust = need(st, "customer", customer_id)
     items, lines = [], []
     for r in _cart(st, customer_id):
         p = st.get("product", r["product_id"])
@@ -231,7 +226,7 @@ def _order_view(st, order) -> dict:
             **_totals(sum(l["quantity"] * l["unit_price"] for l in lines), order["discount"])}
 
 def _order(st, order_id, status=None):
-    o = _need(st, "order", order_id)
+    o = need(st, "order", order_id)
     if status and o["status"] != status: raise ToolError(f"order {order_id} is {o['status']}, not {status}")
     return o
 
@@ -283,7 +278,7 @@ def get_product(st, product_id: ProductId):
     Args:
         product_id: The product to look up.
     """
-    p = _need(st, "product", product_id)
+    p = need(st, "product", product_id)
     reviews = sorted(st.find("review", product_id=product_id), key=lambda r: (r["date"], r["review_id"]), reverse=True)
     avg = round(sum(r["rating"] for r in reviews) / len(reviews), 2) if reviews else None
     return {**dict(p), "rating": avg, "reviews": len(reviews), "latest_reviews": [dict(r) for r in reviews[:3]]}
@@ -296,7 +291,7 @@ def list_product_reviews(st, product_id: ProductId, min_rating: int = 1):
         product_id: The product whose reviews to list.
         min_rating: Only reviews with at least this many stars (1 to 5).
     """
-    _need(st, "product", product_id)
+    need(st, "product", product_id)
     if not 1 <= min_rating <= 5: raise ToolError(f"min_rating must be between 1 and 5, got {min_rating}")
     rows = [dict(r) for r in st.find("review", product_id=product_id) if r["rating"] >= min_rating]
     return sorted(rows, key=lambda r: (r["date"], r["review_id"]), reverse=True)
@@ -330,7 +325,7 @@ def list_shipping_addresses(st, customer_id: CustomerId):
     Args:
         customer_id: The shopper whose addresses to list.
     """
-    _need(st, "customer", customer_id)
+    need(st, "customer", customer_id)
     return [dict(r) for r in st.find("address", customer_id=customer_id)]
 
 @server.read(produces="order")
@@ -341,7 +336,7 @@ def list_shop_orders(st, customer_id: CustomerId, status: Literal["placed", "shi
         customer_id: The shopper whose orders to list.
         status: Only orders in this state.
     """
-    _need(st, "customer", customer_id)
+    need(st, "customer", customer_id)
     rows = [_order_view(st, o) for o in st.find("order", customer_id=customer_id) if status in (None, o["status"])]
     return sorted(rows, key=lambda o: (o["placed_at"], o["order_id"]), reverse=True)
 
@@ -352,7 +347,7 @@ def get_shop_order(st, order_id: OrderId):
     Args:
         order_id: The order to look up.
     """
-    return _order_view(st, _need(st, "order", order_id))
+    return _order_view(st, need(st, "order", order_id))
 
 @server.read(produces=("wishlist_item", "product"))
 def list_wishlist(st, customer_id: CustomerId):
@@ -361,7 +356,7 @@ def list_wishlist(st, customer_id: CustomerId):
     Args:
         customer_id: The shopper whose wishlist to list.
     """
-    _need(st, "customer", customer_id)
+    need(st, "customer", customer_id)
     out = []
     for w in sorted(st.find("wishlist_item", customer_id=customer_id), key=lambda r: r["wishlist_item_id"]):
         p = st.get("product", w["product_id"])
@@ -377,7 +372,7 @@ def add_product_to_cart(st, customer_id: CustomerId, product_id: ProductId, quan
         product_id: The product to add.
         quantity: How many to add (at least 1).
     """
-    _need(st, "customer", customer_id)
+    need(st, "customer", customer_id)
     have = st.find("cart_item", customer_id=customer_id, product_id=product_id)
     total = quantity + (have[0]["quantity"] if have else 0)
     if quantity < 1: raise ToolError(f"quantity must be at least 1, got {quantity}")
@@ -419,8 +414,8 @@ def apply_cart_coupon(st, customer_id: CustomerId, code: CouponCode):
         customer_id: The shopper whose cart gets the coupon.
         code: The coupon code, e.g. SUMMER10.
     """
-    cust = _need(st, "customer", customer_id)
-    coupon = _need(st, "coupon", code.strip().upper(), "coupon")
+    cust = need(st, "customer", customer_id)
+    coupon = need(st, "coupon", code.strip().upper(), "coupon")
     if cust["cart_coupon"] == coupon["code"]: raise ToolError(f"coupon {coupon['code']} is already applied to this cart")
     lines = [(st.get("product", r["product_id"]), r["quantity"], st.get("product", r["product_id"])["price"]) for r in _cart(st, customer_id)]
     _coupon_discount(st, coupon, cust, lines)
@@ -436,8 +431,8 @@ def checkout_cart(st, customer_id: CustomerId, address_id: AddressId, payment_me
         address_id: One of the shopper's saved addresses to ship to.
         payment_method: How the order is paid.
     """
-    cust = _need(st, "customer", customer_id)
-    addr = _need(st, "address", address_id)
+    cust = need(st, "customer", customer_id)
+    addr = need(st, "address", address_id)
     if addr["customer_id"] != customer_id: raise ToolError(f"address {address_id} does not belong to {customer_id}")
     cart = _cart(st, customer_id)
     if not cart: raise ToolError(f"the cart of {customer_id} is empty")
@@ -525,7 +520,7 @@ def add_to_wishlist(st, customer_id: CustomerId, product_id: ProductId):
         customer_id: The shopper.
         product_id: The product to save.
     """
-    _need(st, "customer", customer_id); _need(st, "product", product_id)
+    need(st, "customer", customer_id); need(st, "product", product_id)
     if st.find("wishlist_item", customer_id=customer_id, product_id=product_id):
         raise ToolError(f"product {product_id} is already on the wishlist of {customer_id}")
     return dict(st.insert("wishlist_item", {"customer_id": customer_id, "product_id": product_id, "added_at": _today(st)}))
@@ -538,7 +533,7 @@ def remove_from_wishlist(st, customer_id: CustomerId, product_id: ProductId):
         customer_id: The shopper.
         product_id: The product to remove.
     """
-    _need(st, "customer", customer_id)
+    need(st, "customer", customer_id)
     rows = st.find("wishlist_item", customer_id=customer_id, product_id=product_id)
     if not rows: raise ToolError(f"product {product_id} is not on the wishlist of {customer_id}")
     return dict(st.delete("wishlist_item", rows[0]["wishlist_item_id"]))
@@ -556,7 +551,7 @@ def add_shipping_address(st, customer_id: CustomerId, street: str, city: str, po
         country: Two-letter country code.
         label: What kind of address it is.
     """
-    _need(st, "customer", customer_id)
+    need(st, "customer", customer_id)
     if not street.strip() or not city.strip() or not postal_code.strip(): raise ToolError("street, city and postal_code must not be empty")
     mine = st.find("address", customer_id=customer_id)
     if len(mine) >= 5: raise ToolError(f"customer {customer_id} already has 5 addresses")
@@ -576,7 +571,7 @@ def write_product_review(st, customer_id: CustomerId, product_id: ProductId, rat
         title: A short headline.
         body: The review text.
     """
-    _need(st, "customer", customer_id); _need(st, "product", product_id)
+    need(st, "customer", customer_id); need(st, "product", product_id)
     if not 1 <= rating <= 5: raise ToolError(f"rating must be between 1 and 5, got {rating}")
     if not title.strip(): raise ToolError("title must not be empty")
     if st.find("review", customer_id=customer_id, product_id=product_id): raise ToolError(f"{customer_id} has already reviewed product {product_id}")

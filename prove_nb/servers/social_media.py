@@ -7,15 +7,15 @@ follows and messages between them; a post can be liked once per user; only the a
 and likes go with it); users who accept messages from followers only get messages from people they follow.
 """
 import collections, re
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Annotated, Literal
 
-from prove_nb.server import DEFAULT_NOW, Entity, ToolError, ToolServer
+from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import NOW_DT, FIRST_NAMES, LAST_NAMES, need
 from prove_nb.state import TableSpec
 
-FIRST = ["Ada", "Ben", "Chloe", "Dev", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kemi", "Liam", "Maya", "Noah",
-         "Olga", "Priya", "Quinn", "Rosa", "Sami", "Tara"]
-LAST = ["Lovelace", "Okafor", "Martin", "Patel", "Rossi", "Haddad", "Kim", "Tanaka", "Silva", "Berg", "Adeyemi", "Walsh"]
+FIRST = FIRST_NAMES[:16] + ("Quinn", "Rosa", "Sami", "Tara")
+LAST = LAST_NAMES[:12]
 BIOS = ["Coffee, code and cats.", "Trail runner and amateur photographer.", "Product designer. Opinions my own.",
         "Home cook sharing weeknight recipes.", "Reading one book a week.", "Climate scientist. Plants > people.",
         "Indie game developer.", "Jazz, vinyl and long walks.", "Startup founder, occasional poet.", ""]
@@ -37,12 +37,11 @@ COMMENTS = ["Love this!", "So true.", "Where is this?", "Congrats!", "Great tip,
             "Couldn't agree more", "This made my day", "Totally disagree, but fair", "Need the recipe!"]
 MESSAGES = ["Hey, are we still on for Saturday?", "Loved your last post!", "Can you send me that link?", "Happy birthday!",
             "Running late, 10 minutes", "Did you see the news?", "Thanks for the recommendation", "Lunch next week?"]
-NOW = datetime.fromisoformat(DEFAULT_NOW)
 MAX_POST, MAX_MESSAGE = 280, 1000
 
 def _stamp(rng, days=30) -> str:
     "An ISO time in the `days` before the server clock."
-    return (NOW - timedelta(minutes=rng.randint(1, days * 24 * 60))).isoformat()
+    return (NOW_DT - timedelta(minutes=rng.randint(1, days * 24 * 60))).isoformat()
 
 def _user(rng, i, pick):
     first, last = rng.choice(FIRST), rng.choice(LAST)
@@ -50,7 +49,7 @@ def _user(rng, i, pick):
     policy = rng.choice(["everyone", "everyone", "followers"])
     return {"handle": f"{first.lower()}_{last.lower()}{i}", "display_name": f"{first} {last}", "bio": rng.choice(BIOS),
             "private": private, "dm_policy": policy, "verified": rng.random() < 0.1,
-            "joined": (NOW - timedelta(days=rng.randint(30, 2000))).date().isoformat()}
+            "joined": (NOW_DT - timedelta(days=rng.randint(30, 2000))).date().isoformat()}
 
 def _seed_pair(pick):
     "Two users of the seed with no block between them, or None."
@@ -123,11 +122,6 @@ server = ToolServer(
 UserId = Annotated[str, Entity("social_user")]
 PostId = Annotated[str, Entity("social_post")]
 
-def _need(st, table, key):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {table.replace('social_', '')} with id '{key}'")
-    return row
-
 def _text(text, limit, what):
     t = text.strip()
     if not t: raise ToolError(f"{what} must not be empty")
@@ -160,15 +154,15 @@ class _Viewer:
 
 def _visible_post(st, user_id, post_id):
     "The post, checked to be visible to `user_id`."
-    _need(st, "social_user", user_id)
-    post = _need(st, "social_post", post_id)
+    need(st, "social_user", user_id, "user")
+    post = need(st, "social_post", post_id, "post")
     if not _Viewer(st, user_id).sees(post): raise ToolError(f"post {post_id} is not visible to user {user_id}")
     return post
 
 def _pair(st, user_id, target_id, doing):
     "Both users, checked to exist and differ."
-    _need(st, "social_user", user_id)
-    target = _need(st, "social_user", target_id)
+    need(st, "social_user", user_id, "user")
+    target = need(st, "social_user", target_id, "user")
     if user_id == target_id: raise ToolError(f"a user cannot {doing} themself")
     return target
 
@@ -203,12 +197,12 @@ def get_social_profile(st, user_id: UserId, viewer_id: UserId | None = None):
         user_id: The profile to show.
         viewer_id: The user looking; adds whether they follow each other or are blocked.
     """
-    u = dict(_need(st, "social_user", user_id))
+    u = dict(need(st, "social_user", user_id, "user"))
     follows = [f for f in st.rows("social_follow") if f["status"] == "active" and user_id in (f["follower_id"], f["followee_id"])]
     u.update(followers=sum(f["followee_id"] == user_id for f in follows), following=sum(f["follower_id"] == user_id for f in follows),
              posts=sum(p["author_id"] == user_id for p in st.rows("social_post")))
     if viewer_id is not None:
-        _need(st, "social_user", viewer_id)
+        need(st, "social_user", viewer_id, "user")
         mine, theirs = _follow_row(st, viewer_id, user_id), _follow_row(st, user_id, viewer_id)
         u.update(viewer_follows=mine["status"] if mine else "no", follows_viewer=bool(theirs and theirs["status"] == "active"),
                  blocked=user_id in _blocked(st, viewer_id))
@@ -225,8 +219,8 @@ def search_social_posts(st, viewer_id: UserId, hashtag: str = "", author_id: Use
         text: Part of the post text (case-insensitive).
         limit: Maximum number of posts (1 to 50).
     """
-    _need(st, "social_user", viewer_id)
-    if author_id is not None: _need(st, "social_user", author_id)
+    need(st, "social_user", viewer_id, "user")
+    if author_id is not None: need(st, "social_user", author_id, "user")
     _limit(limit)
     tag, t, v = hashtag.lower().lstrip("#"), text.lower(), _Viewer(st, viewer_id)
     posts = [p for p in st.rows("social_post") if (not tag or tag in p["hashtags"]) and author_id in (None, p["author_id"])
@@ -256,7 +250,7 @@ def get_home_feed(st, user_id: UserId, limit: int = 20):
         user_id: Whose feed to build.
         limit: Maximum number of posts (1 to 50).
     """
-    _need(st, "social_user", user_id)
+    need(st, "social_user", user_id, "user")
     _limit(limit)
     v = _Viewer(st, user_id)
     posts = [p for p in st.rows("social_post") if (p["author_id"] in v.following or p["author_id"] == user_id) and v.sees(p)]
@@ -271,8 +265,8 @@ def list_social_messages(st, user_id: UserId, other_user_id: UserId | None = Non
         other_user_id: Only the conversation with this user.
         unread_only: Only received messages not read yet.
     """
-    _need(st, "social_user", user_id)
-    if other_user_id is not None: _need(st, "social_user", other_user_id)
+    need(st, "social_user", user_id, "user")
+    if other_user_id is not None: need(st, "social_user", other_user_id, "user")
     msgs = [dict(m) for m in st.rows("social_message") if user_id in (m["sender_id"], m["recipient_id"])
             and other_user_id in (None, m["sender_id"], m["recipient_id"]) and (not unread_only or (m["recipient_id"] == user_id and not m["read"]))]
     return sorted(msgs, key=lambda m: (m["sent_at"], m["message_id"]), reverse=True)
@@ -286,7 +280,7 @@ def create_social_post(st, user_id: UserId, text: str, visibility: Literal["publ
         text: The post text, hashtags written inline like #travel.
         visibility: Everyone, or the author's followers only.
     """
-    _need(st, "social_user", user_id)
+    need(st, "social_user", user_id, "user")
     t = _text(text, MAX_POST, "post text")
     tags = list(dict.fromkeys(x.lower() for x in re.findall(r"#(\w+)", t)))
     return dict(st.insert("social_post", {"author_id": user_id, "text": t, "hashtags": tags, "visibility": visibility,
@@ -300,8 +294,8 @@ def delete_social_post(st, user_id: UserId, post_id: PostId):
         user_id: The user deleting; must be the author.
         post_id: The post to delete.
     """
-    _need(st, "social_user", user_id)
-    post = _need(st, "social_post", post_id)
+    need(st, "social_user", user_id, "user")
+    post = need(st, "social_post", post_id, "post")
     if post["author_id"] != user_id: raise ToolError(f"post {post_id} belongs to {post['author_id']}; only its author can delete it")
     comments = [c["comment_id"] for c in st.rows("social_comment") if c["post_id"] == post_id]
     likes = [l["like_id"] for l in st.rows("social_like") if l["post_id"] == post_id]
@@ -345,8 +339,8 @@ def unlike_social_post(st, user_id: UserId, post_id: PostId):
         user_id: The user who liked the post.
         post_id: The post to unlike.
     """
-    _need(st, "social_user", user_id)
-    _need(st, "social_post", post_id)
+    need(st, "social_user", user_id, "user")
+    need(st, "social_post", post_id, "post")
     like = next((l for l in st.rows("social_like") if l["user_id"] == user_id and l["post_id"] == post_id), None)
     if like is None: raise ToolError(f"user {user_id} has not liked post {post_id}")
     st.delete("social_like", like["like_id"])

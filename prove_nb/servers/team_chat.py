@@ -11,13 +11,12 @@ from datetime import datetime, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import NOW, FIRST_NAMES, LAST_NAMES, need
 from prove_nb.state import TableSpec
 
-NOW = "2026-06-15T09:00:00"
 LOGIN = "login_0001"
-FIRST = ["Ada", "Ben", "Chloe", "Dev", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kemi", "Liam", "Maya", "Noah",
-         "Olga", "Priya", "Quinn", "Rosa", "Sam", "Tara"]
-LAST = ["Lovelace", "Okafor", "Martin", "Patel", "Rossi", "Haddad", "Kim", "Tanaka", "Silva", "Berg", "Adeyemi", "Walsh"]
+FIRST = FIRST_NAMES[:16] + ("Quinn", "Rosa", "Sam", "Tara")
+LAST = LAST_NAMES[:12]
 TITLES = ["Software Engineer", "Product Manager", "Designer", "Data Scientist", "Support Lead", "Engineering Manager",
           "Marketing Specialist", "Recruiter", "DevOps Engineer", "QA Analyst"]
 WORKSPACES = [("Acme Corp", "acme"), ("Open Source Guild", "osguild"), ("Northwind Labs", "northwind"), ("Blue Harbor", "blueharbor")]
@@ -133,16 +132,11 @@ Emoji = Literal["thumbsup", "heart", "tada", "eyes", "white_check_mark", "rocket
 
 def _me(st): return st.get("chat_user", st.get("chat_login", LOGIN)["user_id"])
 
-def _need(st, table, key, what):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {what} with id '{key}'")
-    return row
-
 def _can_see(me, ch) -> bool:
     return me["user_id"] in ch["member_ids"] or ch["kind"] == "public" and ch["workspace_id"] in me["workspace_ids"]
 
 def _visible_channel(st, me, channel_id):
-    ch = _need(st, "channel", channel_id, "channel")
+    ch = need(st, "channel", channel_id, "channel")
     if not _can_see(me, ch): raise ToolError(f"channel {channel_id} is private and {me['user_id']} is not a member")
     return ch
 
@@ -155,7 +149,7 @@ def _member_channel(st, me, channel_id, verb):
     return ch
 
 def _visible_message(st, me, message_id):
-    m = _need(st, "message", message_id, "message")
+    m = need(st, "message", message_id, "message")
     return m, _visible_channel(st, me, m["channel_id"])
 
 def _text(text):
@@ -296,7 +290,7 @@ def create_chat_channel(st, workspace_id: WorkspaceId, name: str, private: bool 
         invite_user_ids: Other active members of the workspace to add right away.
     """
     me = _me(st)
-    _need(st, "workspace", workspace_id, "workspace")
+    need(st, "workspace", workspace_id, "workspace")
     if workspace_id not in me["workspace_ids"]: raise ToolError(f"you are not in workspace '{workspace_id}'")
     name = name.strip().lstrip("#")
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,79}", name):
@@ -311,7 +305,7 @@ def create_chat_channel(st, workspace_id: WorkspaceId, name: str, private: bool 
     return {"channel_id": ch["channel_id"], "name": name, "kind": ch["kind"], "member_ids": list(ch["member_ids"])}
 
 def _invitable(st, user_id, workspace_id):
-    u = _need(st, "chat_user", user_id, "user")
+    u = need(st, "chat_user", user_id, "user")
     if u["status"] != "active": raise ToolError(f"user {user_id} ({u['display_name']}) is deactivated")
     if workspace_id not in u["workspace_ids"]: raise ToolError(f"user {user_id} ({u['display_name']}) is not in workspace {workspace_id}")
     return u
@@ -347,7 +341,7 @@ def post_chat_message(st, channel_id: ChannelId, text: str, thread_id: MessageId
     me = _me(st)
     ch = _member_channel(st, me, channel_id, "post")
     if thread_id is not None:
-        parent = _need(st, "message", thread_id, "message")
+        parent = need(st, "message", thread_id, "message")
         if parent["channel_id"] != channel_id: raise ToolError(f"message {thread_id} is in channel {parent['channel_id']}, not {channel_id}")
         if parent["thread_id"] is not None: raise ToolError(f"message {thread_id} is itself a reply; reply to its thread {parent['thread_id']}")
     m = st.insert("message", {"channel_id": channel_id, "user_id": me["user_id"], "text": _text(text), "ts": st.meta["now"],
@@ -363,7 +357,7 @@ def send_chat_direct_message(st, user_id: UserId, text: str):
         text: The message (1 to 4000 characters).
     """
     me = _me(st)
-    u = _need(st, "chat_user", user_id, "user")
+    u = need(st, "chat_user", user_id, "user")
     if user_id == me["user_id"]: raise ToolError("you cannot send a direct message to yourself")
     if u["status"] != "active": raise ToolError(f"user {user_id} ({u['display_name']}) is deactivated")
     shared = [w for w in me["workspace_ids"] if w in u["workspace_ids"]]

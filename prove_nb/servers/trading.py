@@ -6,10 +6,11 @@ a limit order fills at once at the quote when the limit allows, otherwise it sta
 quantity x limit of cash until it is cancelled); sells consume lots first-in first-out; only open orders can be
 cancelled; IRA portfolios take at most 7,000.00 of deposits a year.
 """
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import TODAY, need
 from prove_nb.state import TableSpec
 
 # symbol: (company, sector, exchange, price, status) -- the fixed quote table
@@ -62,7 +63,6 @@ PORTFOLIO_NAMES = ["Growth", "Retirement", "Dividend Income", "College Fund", "T
                    "Value Picks", "House Deposit", "Play Money"]
 WATCH_NAMES = ["Earnings this month", "Dividend ideas", "Maybe later", "AI plays", "Defensive", "Energy watch",
                "Big tech", "Bargains"]
-TODAY = date(2026, 6, 15)
 
 def _day(rng, lo, hi) -> str:
     "An ISO date between `lo` and `hi` days before the server's today."
@@ -128,11 +128,6 @@ Symbol = Annotated[str, Entity("security")]
 OrderId = Annotated[str, Entity("trade_order")]
 WatchlistId = Annotated[str, Entity("watchlist")]
 
-def _need(st, table, key, what):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {what} with id '{key}'")
-    return row
-
 def _security_row(st, symbol):
     row = st.get("security", symbol.strip().upper())
     if row is None: raise ToolError(f"no security with symbol '{symbol}'")
@@ -143,7 +138,7 @@ def _price(st, symbol): return st.get("security", symbol)["price"]
 def _tradable(st, portfolio_id, symbol, quantity):
     "The active portfolio and the trading security of an order, after checking the quantity."
     if quantity < 1: raise ToolError(f"quantity must be at least 1 share, got {quantity}")
-    pf = _need(st, "portfolio", portfolio_id, "portfolio")
+    pf = need(st, "portfolio", portfolio_id, "portfolio")
     if pf["status"] != "active": raise ToolError(f"portfolio {portfolio_id} is {pf['status']} and cannot trade")
     sec = _security_row(st, symbol)
     if sec["status"] != "trading": raise ToolError(f"trading in {sec['symbol']} is {sec['status']}")
@@ -212,7 +207,7 @@ def list_portfolios(st, investor_id: InvestorId):
     Args:
         investor_id: The investor whose portfolios to list.
     """
-    _need(st, "investor", investor_id, "investor")
+    need(st, "investor", investor_id, "investor")
     pfs = [dict(r) for r in st.rows("portfolio") if r["investor_id"] == investor_id]
     ids = {p["portfolio_id"] for p in pfs}
     value = dict.fromkeys(ids, 0.0)
@@ -248,7 +243,7 @@ def list_holdings(st, portfolio_id: PortfolioId):
     Args:
         portfolio_id: The portfolio whose holdings to list.
     """
-    _need(st, "portfolio", portfolio_id, "portfolio")
+    need(st, "portfolio", portfolio_id, "portfolio")
     by = {}
     for lot in st.rows("lot"):
         if lot["portfolio_id"] == portfolio_id: by.setdefault(lot["symbol"], []).append(lot)
@@ -273,7 +268,7 @@ def list_trade_orders(st, portfolio_id: PortfolioId, status: Literal["open", "fi
         status: Only orders in this state.
         symbol: Only orders for this ticker symbol.
     """
-    _need(st, "portfolio", portfolio_id, "portfolio")
+    need(st, "portfolio", portfolio_id, "portfolio")
     sym = symbol.strip().upper()
     rows = [dict(r) for r in st.rows("trade_order") if r["portfolio_id"] == portfolio_id
             and status in (None, r["status"]) and sym in ("", r["symbol"])]
@@ -286,7 +281,7 @@ def list_stock_watchlists(st, investor_id: InvestorId):
     Args:
         investor_id: The investor whose watchlists to list.
     """
-    _need(st, "investor", investor_id, "investor")
+    need(st, "investor", investor_id, "investor")
     return [dict(r) for r in st.rows("watchlist") if r["investor_id"] == investor_id]
 
 @server.write(produces="trade_order")
@@ -339,7 +334,7 @@ def cancel_trade_order(st, order_id: OrderId):
     Args:
         order_id: The open order to cancel.
     """
-    o = _need(st, "trade_order", order_id, "order")
+    o = need(st, "trade_order", order_id, "order")
     if o["status"] != "open": raise ToolError(f"order {order_id} is already {o['status']} and cannot be cancelled")
     pf = st.get("portfolio", o["portfolio_id"])
     st.update("portfolio", pf["portfolio_id"], cash=round(pf["cash"] + o["reserved_cash"], 2))
@@ -355,7 +350,7 @@ def fund_portfolio(st, portfolio_id: PortfolioId, amount: float):
     """
     if amount <= 0: raise ToolError(f"amount must be positive, got {amount}")
     if amount > MAX_DEPOSIT: raise ToolError(f"a single deposit is limited to {MAX_DEPOSIT:.2f}, got {amount:.2f}")
-    pf = _need(st, "portfolio", portfolio_id, "portfolio")
+    pf = need(st, "portfolio", portfolio_id, "portfolio")
     if pf["status"] != "active": raise ToolError(f"portfolio {portfolio_id} is {pf['status']} and cannot take deposits")
     ytd = pf["contributions_ytd"]
     if pf["kind"] == "ira" and ytd + amount > IRA_LIMIT:
@@ -374,7 +369,7 @@ def create_stock_watchlist(st, investor_id: InvestorId, name: str, symbols: list
         name: Name of the new watchlist.
         symbols: Ticker symbols to start with (at most 25).
     """
-    _need(st, "investor", investor_id, "investor")
+    need(st, "investor", investor_id, "investor")
     name = name.strip()
     if not name: raise ToolError("watchlist name must not be empty")
     if any(w["name"].lower() == name.lower() for w in st.find("watchlist", investor_id=investor_id)):
@@ -391,7 +386,7 @@ def add_symbol_to_watchlist(st, watchlist_id: WatchlistId, symbol: Symbol):
         watchlist_id: The watchlist to extend.
         symbol: Ticker symbol to add.
     """
-    wl = _need(st, "watchlist", watchlist_id, "watchlist")
+    wl = need(st, "watchlist", watchlist_id, "watchlist")
     sym = _security_row(st, symbol)["symbol"]
     if sym in wl["symbols"]: raise ToolError(f"{sym} is already on watchlist {watchlist_id}")
     if len(wl["symbols"]) >= MAX_WATCHLIST: raise ToolError(f"watchlist {watchlist_id} is full ({MAX_WATCHLIST} symbols)")

@@ -13,6 +13,7 @@ from datetime import date, datetime, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import NOW_DT, need
 from prove_nb.state import TableSpec
 
 AIRPORTS = {  # code: (city, country, lat, lon)
@@ -85,7 +86,7 @@ def _flight(rng, i, pick):
     eco = round((49 + km * 0.085) * rng.uniform(0.8, 1.35))
     eco_left, bus_left = rng.choice([0, 1, 2, 4, 9, 20, 45, 80]), rng.choice([0, 1, 2, 5, 8])
     taken = rng.sample(BUSINESS_SEATS, rng.randint(0, 12 - bus_left)) + rng.sample(ECONOMY_SEATS, rng.randint(0, min(60, 120 - eco_left)))
-    past = dep <= datetime(2026, 6, 15, 9)
+    past = dep <= NOW_DT
     return {"airline": code, "flight_number": f"{code}{rng.randint(100, 989)}", "origin": o, "destination": d,
             "depart": dep.isoformat(), "arrive": (dep + timedelta(minutes=mins)).isoformat(), "duration_min": mins,
             "economy_fare": float(eco), "business_fare": float(round(eco * rng.uniform(2.8, 3.6))),
@@ -152,11 +153,6 @@ City = Literal["Chicago", "Dubai", "London", "Los Angeles", "New York", "Paris",
 Cabin = Literal["economy", "business"]
 FareClass = Literal["basic", "standard", "flex"]
 
-def _need(st, table, key, what=None):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {what or table.replace('_', ' ')} with id '{key}'")
-    return row
-
 def _day(s: str, what: str) -> date:
     try: return date.fromisoformat(s)
     except (TypeError, ValueError): raise ToolError(f"{what} must be a date YYYY-MM-DD, got '{s}'") from None
@@ -195,7 +191,7 @@ def _fare(flight, cabin, fare_class) -> float:
 
 def _active_booking(st, booking_id):
     "A confirmed booking whose flight has not departed, with its flight."
-    b = _need(st, "flight_booking", booking_id, "flight booking")
+    b = need(st, "flight_booking", booking_id, "flight booking")
     if b["status"] != "confirmed": raise ToolError(f"flight booking {booking_id} is {b['status']}")
     f = st.get("flight", b["flight_id"])
     if f["status"] == "departed" or _hours_before(st, f["depart"]) <= 0:
@@ -280,7 +276,7 @@ def get_flight_details(st, flight_id: FlightId):
     Args:
         flight_id: The flight to look up.
     """
-    f = _need(st, "flight", flight_id)
+    f = need(st, "flight", flight_id)
     out = {k: v for k, v in f.items() if k != "taken_seats"}
     return {**out, "airline_name": AIRLINES[f["airline"]], "international": _international(f),
             "fares": {c: {fc: _fare(f, c, fc) for fc in FARE_FACTOR} for c in ("economy", "business")}}
@@ -293,7 +289,7 @@ def get_seat_map(st, flight_id: FlightId, cabin: Cabin = "economy"):
         flight_id: The flight whose seats to show.
         cabin: The cabin to show.
     """
-    f = _need(st, "flight", flight_id)
+    f = need(st, "flight", flight_id)
     taken = set(f["taken_seats"])
     seats = BUSINESS_SEATS if cabin == "business" else ECONOMY_SEATS
     free = [s for s in seats if s not in taken]
@@ -345,7 +341,7 @@ def get_traveler_profile(st, traveler_id: TravelerId):
     Args:
         traveler_id: The traveller to look up.
     """
-    t = _need(st, "traveler", traveler_id)
+    t = need(st, "traveler", traveler_id)
     return {**dict(t), "loyalty_accounts": [dict(a) for a in st.find("loyalty_account", traveler_id=traveler_id)]}
 
 @server.read(produces=("flight_booking", "flight"))
@@ -356,7 +352,7 @@ def list_flight_bookings(st, traveler_id: TravelerId, status: Literal["confirmed
         traveler_id: The traveller whose bookings to list.
         status: Only bookings with this status.
     """
-    _need(st, "traveler", traveler_id)
+    need(st, "traveler", traveler_id)
     rows = [_booking_view(st, b) for b in st.find("flight_booking", traveler_id=traveler_id) if status in (None, b["status"])]
     return sorted(rows, key=lambda r: (r["depart"], r["booking_id"]))
 
@@ -368,7 +364,7 @@ def list_hotel_bookings(st, traveler_id: TravelerId, status: Literal["confirmed"
         traveler_id: The traveller whose bookings to list.
         status: Only bookings with this status.
     """
-    _need(st, "traveler", traveler_id)
+    need(st, "traveler", traveler_id)
     rows = [{**dict(b), "hotel_name": st.get("hotel", b["hotel_id"])["name"], "city": st.get("hotel", b["hotel_id"])["city"]}
             for b in st.find("hotel_booking", traveler_id=traveler_id) if status in (None, b["status"])]
     return sorted(rows, key=lambda r: (r["check_in"], r["booking_id"]))
@@ -380,7 +376,7 @@ def list_itineraries(st, traveler_id: TravelerId):
     Args:
         traveler_id: The traveller whose itineraries to list.
     """
-    _need(st, "traveler", traveler_id)
+    need(st, "traveler", traveler_id)
     out = []
     for it in st.find("itinerary", traveler_id=traveler_id):
         hotels = [st.get("hotel_booking", h) for h in it["hotel_booking_ids"]]
@@ -397,7 +393,7 @@ def quote_flight_change(st, booking_id: FlightBookingId, new_flight_id: FlightId
         new_flight_id: The flight to move to.
     """
     b, _ = _active_booking(st, booking_id)
-    return _change_quote(st, b, _need(st, "flight", new_flight_id))
+    return _change_quote(st, b, need(st, "flight", new_flight_id))
 
 # ---------------------------------------------------------------- writes
 
@@ -411,7 +407,7 @@ def book_flight(st, traveler_id: TravelerId, flight_id: FlightId, cabin: Cabin =
         cabin: The cabin to book.
         fare_class: basic (no changes or refund), standard (change fee, partial refund) or flex (free changes, full refund).
     """
-    t, f = _need(st, "traveler", traveler_id), _need(st, "flight", flight_id)
+    t, f = need(st, "traveler", traveler_id), need(st, "flight", flight_id)
     _bookable(st, f)
     if f[f"{cabin}_seats_left"] < 1: raise ToolError(f"flight {flight_id} has no {cabin} seats left")
     _check_passport(t, f)
@@ -480,7 +476,7 @@ def change_flight(st, booking_id: FlightBookingId, new_flight_id: FlightId):
         new_flight_id: The flight to move to.
     """
     b, old = _active_booking(st, booking_id)
-    new = _need(st, "flight", new_flight_id)
+    new = need(st, "flight", new_flight_id)
     q = _change_quote(st, b, new)
     clash = _conflict(st, b["traveler_id"], new, skip=booking_id)
     if clash: raise ToolError(f"traveler {b['traveler_id']} already holds booking {clash['booking_id']} on an overlapping flight")
@@ -525,8 +521,8 @@ def book_hotel(st, traveler_id: TravelerId, hotel_id: HotelId, check_in: str, ch
         check_out: Departure day YYYY-MM-DD, after check_in, at most 30 nights later.
         rooms: Number of rooms (1 to 4).
     """
-    _need(st, "traveler", traveler_id)
-    h = _need(st, "hotel", hotel_id)
+    need(st, "traveler", traveler_id)
+    h = need(st, "hotel", hotel_id)
     ci, co = _stay(st, check_in, check_out)
     if not 1 <= rooms <= 4: raise ToolError(f"rooms must be between 1 and 4, got {rooms}")
     free = _rooms_free(h, st.find("hotel_booking", hotel_id=hotel_id, status="confirmed"), ci, co)
@@ -544,7 +540,7 @@ def cancel_hotel_booking(st, booking_id: HotelBookingId):
     Args:
         booking_id: The hotel booking to cancel.
     """
-    b = _need(st, "hotel_booking", booking_id, "hotel booking")
+    b = need(st, "hotel_booking", booking_id, "hotel booking")
     if b["status"] != "confirmed": raise ToolError(f"hotel booking {booking_id} is {b['status']}")
     left = _hours_before(st, b["check_in"] + "T15:00:00")
     if left <= 0: raise ToolError(f"hotel booking {booking_id} has already started (check-in {b['check_in']})")
@@ -563,7 +559,7 @@ def update_passport(st, traveler_id: TravelerId, passport_number: str, expiry_da
         expiry_date: Expiry day YYYY-MM-DD, after today.
         nationality: Two-letter country code of the issuing country, such as US or FR.
     """
-    t = _need(st, "traveler", traveler_id)
+    t = need(st, "traveler", traveler_id)
     num = passport_number.strip().upper()
     if not (6 <= len(num) <= 9 and num.isalnum()): raise ToolError(f"invalid passport number '{passport_number}': use 6 to 9 letters or digits")
     if _day(expiry_date, "expiry_date").isoformat() <= st.meta["now"][:10]: raise ToolError(f"passport expired on {expiry_date}")
@@ -582,7 +578,7 @@ def link_loyalty_account(st, traveler_id: TravelerId, airline: Literal["SW", "AN
         airline: Airline code: SW SkyWays, AN AeroNova, BJ BlueJet, PA Pacific Air.
         number: The 9-digit membership number.
     """
-    _need(st, "traveler", traveler_id)
+    need(st, "traveler", traveler_id)
     num = number.strip()
     if not (len(num) == 9 and num.isdigit()): raise ToolError(f"membership number must have 9 digits, got '{number}'")
     if st.find("loyalty_account", traveler_id=traveler_id, airline=airline):
@@ -602,14 +598,14 @@ def create_itinerary(st, traveler_id: TravelerId, name: str, flight_booking_ids:
         flight_booking_ids: The traveller's confirmed flight bookings to include.
         hotel_booking_ids: The traveller's confirmed hotel bookings to include.
     """
-    _need(st, "traveler", traveler_id)
+    need(st, "traveler", traveler_id)
     hotels = list(hotel_booking_ids or [])
     if not name.strip(): raise ToolError("the itinerary needs a name")
     if not flight_booking_ids and not hotels: raise ToolError("an itinerary needs at least one booking")
     if len(set(flight_booking_ids)) != len(flight_booking_ids) or len(set(hotels)) != len(hotels): raise ToolError("a booking is listed twice")
     for table, ids in (("flight_booking", flight_booking_ids), ("hotel_booking", hotels)):
         for key in ids:
-            b = _need(st, table, key, table.replace("_", " "))
+            b = need(st, table, key)
             if b["traveler_id"] != traveler_id: raise ToolError(f"{table.replace('_', ' ')} {key} belongs to another traveler")
             if b["status"] != "confirmed": raise ToolError(f"{table.replace('_', ' ')} {key} is {b['status']}")
     if any(it["name"].lower() == name.strip().lower() for it in st.find("itinerary", traveler_id=traveler_id)):

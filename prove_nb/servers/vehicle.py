@@ -10,10 +10,9 @@ import math
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import OWNERS, need
 from prove_nb.state import TableSpec
 
-OWNERS = ["Ada Moreau", "Ben Okafor", "Chloe Martin", "Dev Patel", "Elena Rossi", "Farid Haddad", "Grace Kim", "Hiro Tanaka",
-          "Ines Silva", "Jonas Berg", "Kemi Adeyemi", "Liam Walsh", "Maya Cohen", "Noah Fischer"]
 # make, model, fuel type, tank litres or battery kWh, consumption per 100 km (litres or kWh), recommended tire psi
 MODELS = [("Toyota", "Camry", "gasoline", 60, 7.0, 35), ("Honda", "Civic", "gasoline", 47, 6.5, 32),
           ("Tesla", "Model 3", "electric", 60, 15.0, 42), ("Ford", "F-150", "gasoline", 98, 12.5, 35),
@@ -117,11 +116,6 @@ VehicleId = Annotated[str, Entity("vehicle")]
 PlaceId = Annotated[str, Entity("place")]
 Percent = Annotated[int, {"minimum": 0, "maximum": 100}]
 
-def _need(st, table, key):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {table} with id '{key}'")
-    return row
-
 def _parts(st, table, vehicle_id) -> dict:
     "The doors or tires of a vehicle by position."
     return {r["position"]: r for r in st.rows(table) if r["vehicle_id"] == vehicle_id}
@@ -173,7 +167,7 @@ def get_vehicle_status(st, vehicle_id: VehicleId):
     Args:
         vehicle_id: The vehicle to inspect.
     """
-    v = _need(st, "vehicle", vehicle_id)
+    v = need(st, "vehicle", vehicle_id)
     dest = v["destination_place_id"]
     return {**{k: x for k, x in v.items() if x is not None}, "range_km": _range_km(v),
             "location_name": st.get("place", v["location_place_id"])["name"],
@@ -187,7 +181,7 @@ def check_tire_pressure(st, vehicle_id: VehicleId):
     Args:
         vehicle_id: The vehicle whose tires to check.
     """
-    _need(st, "vehicle", vehicle_id)
+    need(st, "vehicle", vehicle_id)
     def status(t):
         d = t["pressure_psi"] - t["recommended_psi"]
         return "low" if d <= -3 else "high" if d >= 5 else "ok"
@@ -214,7 +208,7 @@ def list_vehicle_trips(st, vehicle_id: VehicleId, limit: int = 10):
         vehicle_id: The vehicle whose trips to list.
         limit: Maximum number of trips (1 to 50).
     """
-    _need(st, "vehicle", vehicle_id)
+    need(st, "vehicle", vehicle_id)
     if not 1 <= limit <= 50: raise ToolError(f"limit must be between 1 and 50, got {limit}")
     trips = [dict(t) for t in st.rows("trip") if t["vehicle_id"] == vehicle_id]
     return sorted(trips, key=lambda t: (t["date"], t["trip_id"]), reverse=True)[:limit]
@@ -227,7 +221,7 @@ def estimate_drive_to_place(st, vehicle_id: VehicleId, place_id: PlaceId):
         vehicle_id: The vehicle.
         place_id: The place to drive to.
     """
-    v, p = _need(st, "vehicle", vehicle_id), _need(st, "place", place_id)
+    v, p = need(st, "vehicle", vehicle_id), need(st, "place", place_id)
     km = _place_km(st, v["location_place_id"], place_id)
     return {"vehicle_id": vehicle_id, "place_id": place_id, "place_name": p["name"], "distance_km": km,
             "duration_min": round(km / AVG_KMH * 60), ("charge_needed_pct" if _electric(v) else "fuel_needed_l"): _energy_for(v, km),
@@ -241,7 +235,7 @@ def lock_vehicle_doors(st, vehicle_id: VehicleId, doors: list[DoorPos] | None = 
         vehicle_id: The vehicle.
         doors: Doors to lock; all five when omitted.
     """
-    _need(st, "vehicle", vehicle_id)
+    need(st, "vehicle", vehicle_id)
     parts = _parts(st, "door", vehicle_id)
     todo = [parts[p] for p in (doors or DOORS) if not parts[p]["locked"]]
     if not todo: raise ToolError(f"the {'requested doors' if doors else 'doors'} of {vehicle_id} are already locked")
@@ -256,7 +250,7 @@ def unlock_vehicle_doors(st, vehicle_id: VehicleId, doors: list[DoorPos] | None 
         vehicle_id: The vehicle.
         doors: Doors to unlock; all five when omitted.
     """
-    v = _need(st, "vehicle", vehicle_id)
+    v = need(st, "vehicle", vehicle_id)
     _standstill(v, "unlock doors")
     parts = _parts(st, "door", vehicle_id)
     todo = [parts[p] for p in (doors or DOORS) if parts[p]["locked"]]
@@ -273,7 +267,7 @@ def set_vehicle_window(st, vehicle_id: VehicleId, position: WindowPos, open_perc
         position: Which window.
         open_percent: How far open, 0 to 100.
     """
-    _need(st, "vehicle", vehicle_id)
+    need(st, "vehicle", vehicle_id)
     d = _parts(st, "door", vehicle_id)[position]
     if d["window_open_pct"] == open_percent: raise ToolError(f"the {position} window of {vehicle_id} is already {open_percent}% open")
     st.update("door", d["door_id"], window_open_pct=open_percent)
@@ -287,7 +281,7 @@ def set_brake_pedal(st, vehicle_id: VehicleId, pressed: bool):
         vehicle_id: The vehicle.
         pressed: True to press and hold the brake, false to release it.
     """
-    v = _need(st, "vehicle", vehicle_id)
+    v = need(st, "vehicle", vehicle_id)
     if v["brake_pressed"] == pressed: raise ToolError(f"the brake of {vehicle_id} is already {'pressed' if pressed else 'released'}")
     changes = {"brake_pressed": pressed, **({"speed_kmh": 0, "cruise_speed_kmh": None} if pressed else {})}
     st.update("vehicle", vehicle_id, **changes)
@@ -300,7 +294,7 @@ def start_vehicle_engine(st, vehicle_id: VehicleId):
     Args:
         vehicle_id: The vehicle to start.
     """
-    v = _need(st, "vehicle", vehicle_id)
+    v = need(st, "vehicle", vehicle_id)
     if v["engine"] == "running": raise ToolError(f"the engine of {vehicle_id} is already running")
     unlocked = [p for p, d in _parts(st, "door", vehicle_id).items() if not d["locked"]]
     if unlocked: raise ToolError(f"cannot start {vehicle_id}: doors {', '.join(unlocked)} are unlocked")
@@ -316,7 +310,7 @@ def stop_vehicle_engine(st, vehicle_id: VehicleId):
     Args:
         vehicle_id: The vehicle to stop.
     """
-    v = _need(st, "vehicle", vehicle_id)
+    v = need(st, "vehicle", vehicle_id)
     _running(v)
     _standstill(v, "stop the engine")
     st.update("vehicle", vehicle_id, engine="stopped", cruise_speed_kmh=None, climate_mode=v["climate_mode"] if _electric(v) else "off")
@@ -334,7 +328,7 @@ def set_climate_control(st, vehicle_id: VehicleId, mode: Literal["off", "auto", 
         temperature_c: Cabin target temperature, 16 to 30 degrees Celsius; unchanged when omitted.
         fan_speed: Fan speed 0 to 10; unchanged when omitted.
     """
-    v = _need(st, "vehicle", vehicle_id)
+    v = need(st, "vehicle", vehicle_id)
     if _electric(v):
         if v["engine"] != "running" and v["battery_pct"] < 10: raise ToolError(f"battery of {vehicle_id} is {v['battery_pct']}%; climate needs 10%")
     else: _running(v)
@@ -352,7 +346,7 @@ def set_vehicle_headlights(st, vehicle_id: VehicleId, mode: Literal["on", "off",
         vehicle_id: The vehicle.
         mode: Headlight mode.
     """
-    v = _need(st, "vehicle", vehicle_id)
+    v = need(st, "vehicle", vehicle_id)
     if v["headlights"] == mode: raise ToolError(f"the headlights of {vehicle_id} are already {mode}")
     st.update("vehicle", vehicle_id, headlights=mode)
     return {"vehicle_id": vehicle_id, "headlights": mode}
@@ -366,7 +360,7 @@ def set_cruise_control(st, vehicle_id: VehicleId, enabled: bool, speed_kmh: Anno
         enabled: True to engage, false to cancel.
         speed_kmh: Cruise speed 40 to 160 km/h; the current speed when omitted.
     """
-    v = _need(st, "vehicle", vehicle_id)
+    v = need(st, "vehicle", vehicle_id)
     if not enabled:
         if v["cruise_speed_kmh"] is None: raise ToolError(f"cruise control of {vehicle_id} is not engaged")
         st.update("vehicle", vehicle_id, cruise_speed_kmh=None)
@@ -386,7 +380,7 @@ def set_navigation_destination(st, vehicle_id: VehicleId, place_id: PlaceId):
         vehicle_id: The vehicle.
         place_id: The place to navigate to (not the current location).
     """
-    v, p = _need(st, "vehicle", vehicle_id), _need(st, "place", place_id)
+    v, p = need(st, "vehicle", vehicle_id), need(st, "place", place_id)
     if place_id == v["location_place_id"]: raise ToolError(f"{vehicle_id} is already at {p['name']}")
     if place_id == v["destination_place_id"]: raise ToolError(f"{p['name']} is already the destination of {vehicle_id}")
     st.update("vehicle", vehicle_id, destination_place_id=place_id)
@@ -401,7 +395,7 @@ def drive_to_destination(st, vehicle_id: VehicleId):
     Args:
         vehicle_id: The vehicle to drive.
     """
-    v = _need(st, "vehicle", vehicle_id)
+    v = need(st, "vehicle", vehicle_id)
     dest = v["destination_place_id"]
     if dest is None: raise ToolError(f"{vehicle_id} has no navigation destination; set one first")
     _running(v)
@@ -427,7 +421,7 @@ def refuel_vehicle(st, vehicle_id: VehicleId, liters: float):
         vehicle_id: The vehicle to refuel.
         liters: Litres to add; the tank cannot overflow.
     """
-    v = _need(st, "vehicle", vehicle_id)
+    v = need(st, "vehicle", vehicle_id)
     if _electric(v): raise ToolError(f"{vehicle_id} is electric; use charge_vehicle_battery")
     if liters <= 0: raise ToolError(f"liters must be positive, got {liters}")
     if v["engine"] != "stopped": raise ToolError(f"stop the engine of {vehicle_id} before refuelling")
@@ -446,7 +440,7 @@ def charge_vehicle_battery(st, vehicle_id: VehicleId, target_percent: Annotated[
         vehicle_id: The vehicle to charge.
         target_percent: Charge level to reach, above the current one, at most 100.
     """
-    v = _need(st, "vehicle", vehicle_id)
+    v = need(st, "vehicle", vehicle_id)
     if not _electric(v): raise ToolError(f"{vehicle_id} runs on {v['fuel_type']}; use refuel_vehicle")
     if v["engine"] != "stopped": raise ToolError(f"stop {vehicle_id} before charging")
     _at(st, v, ["charging_station"], "charge")
@@ -463,7 +457,7 @@ def inflate_tire(st, vehicle_id: VehicleId, position: WheelPos, pressure_psi: An
         position: Which tire.
         pressure_psi: The new pressure in psi.
     """
-    v = _need(st, "vehicle", vehicle_id)
+    v = need(st, "vehicle", vehicle_id)
     _standstill(v, "inflate tires")
     _at(st, v, ["gas_station", "service_center"], "inflate tires")
     t = _parts(st, "tire", vehicle_id)[position]

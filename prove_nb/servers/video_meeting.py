@@ -9,18 +9,16 @@ only the host cancels it or deletes its recordings; ending a recorded meeting st
 from datetime import datetime, timedelta
 from typing import Annotated, Literal
 
-from prove_nb.server import DEFAULT_NOW, Entity, ToolError, ToolServer
+from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers._common import NOW_DT, FIRST_NAMES, LAST_NAMES, need
 from prove_nb.state import TableSpec
 
-FIRST = ["Ada", "Ben", "Chloe", "Dev", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kemi", "Liam", "Maya",
-         "Noah", "Olga", "Priya", "Quentin", "Rosa", "Sami", "Tara", "Umar", "Vera", "Wei", "Yara", "Zoe", "Marco"]
-LAST = ["Lovelace", "Okafor", "Martin", "Patel", "Rossi", "Haddad", "Kim", "Tanaka", "Silva", "Berg", "Adeyemi",
-        "Walsh", "Novak", "Dubois", "Lindqvist", "Moreno", "Chen", "Ibrahim", "Kowalski", "Nakamura"]
+FIRST = FIRST_NAMES
+LAST = LAST_NAMES
 SHARED_ROOMS = ["All-hands hall", "Sales floor", "Support bridge", "Engineering huddle", "Board room", "Training studio",
                 "Partner lounge", "Design studio", "Town square", "Hiring panel"]
 TOPICS = ["Weekly sync", "Customer onboarding", "Sprint review", "Interview: data analyst", "Product demo", "Incident review",
           "Partner check-in", "All-hands Q&A", "Design critique", "Training: security basics", "Budget walkthrough", "1:1"]
-NOW = datetime.fromisoformat(DEFAULT_NOW)
 BASIC_MINUTES, EARLY_START = 40, timedelta(minutes=15)
 LIVE_OR_SCHEDULED = ("scheduled", "live")
 
@@ -49,11 +47,11 @@ def _meeting(rng, i, pick):
     live_hosts = pick.memo.setdefault("live_hosts", set())
     status = rng.choices(["ended", "live", "scheduled", "cancelled"], [35, 8, 50, 7])[0]
     if status == "live" and host in live_hosts: status = "scheduled"
-    day = NOW.replace(hour=8, minute=0) + timedelta(days=rng.randint(1, 30))  # a working slot within a month, later or earlier
+    day = NOW_DT.replace(hour=8, minute=0) + timedelta(days=rng.randint(1, 30))  # a working slot within a month, later or earlier
     slot = timedelta(minutes=30 * rng.randint(0, 18))
-    if status == "ended": start = day - timedelta(days=2 * (day - NOW).days + 1) + slot
-    elif status == "live": start = NOW - timedelta(minutes=rng.randint(0, duration - 5))
-    elif rng.random() < 0.15: start = NOW + timedelta(minutes=rng.choice([5, 10]))  # about to start
+    if status == "ended": start = day - timedelta(days=2 * (day - NOW_DT).days + 1) + slot
+    elif status == "live": start = NOW_DT - timedelta(minutes=rng.randint(0, duration - 5))
+    elif rng.random() < 0.15: start = NOW_DT + timedelta(minutes=rng.choice([5, 10]))  # about to start
     else: start = day + slot
     if status == "live": live_hosts.add(host)
     started = _iso(start) if status in ("live", "ended") else None
@@ -97,11 +95,6 @@ MeetingId = Annotated[str, Entity("meeting")]
 RecordingId = Annotated[str, Entity("recording")]
 
 # ---- helpers -------------------------------------------------------------------------------------------------------
-def _need(st, table, key):
-    row = st.get(table, key)
-    if row is None: raise ToolError(f"no {table} with id '{key}'")
-    return row
-
 def _now(st) -> datetime: return datetime.fromisoformat(st.meta["now"])
 
 def _when(s) -> datetime:
@@ -131,7 +124,7 @@ def _role(st, m, user_id) -> str:
 
 def _runner(st, meeting_id, user_id):
     "A meeting and a user allowed to start or end it (its host or a co-host)."
-    m, u = _need(st, "meeting", meeting_id), _need(st, "user", user_id)
+    m, u = need(st, "meeting", meeting_id), need(st, "user", user_id)
     if _role(st, m, user_id) not in ("host", "co_host"):
         raise ToolError(f"{u['name']} ({user_id}) is not the host or a co-host of meeting {meeting_id}")
     return m
@@ -166,7 +159,7 @@ def list_meeting_rooms(st, owner_id: UserId | None = None, kind: Literal["person
         kind: Only personal or only shared rooms.
         min_capacity: Only rooms that hold at least this many people.
     """
-    if owner_id is not None: _need(st, "user", owner_id)
+    if owner_id is not None: need(st, "user", owner_id)
     return [dict(r) for r in st.rows("room") if owner_id in (None, r["owner_id"]) and kind in (None, r["kind"])
             and r["capacity"] >= (min_capacity or 0)]
 
@@ -183,7 +176,7 @@ def list_video_meetings(st, host_id: UserId | None = None, participant_id: UserI
         date: Only meetings starting on this day, YYYY-MM-DD.
     """
     for t, k in (("user", host_id), ("user", participant_id), ("room", room_id)):
-        if k is not None: _need(st, t, k)
+        if k is not None: need(st, t, k)
     if date is not None and (len(date) != 10 or date[4] != "-" or date[7] != "-"): raise ToolError(f"date must be YYYY-MM-DD, got '{date}'")
     mine = {p["meeting_id"] for p in st.rows("participant") if p["user_id"] == participant_id} if participant_id else set()
     out = [{**m, "participant_count": _head_count(st, m["meeting_id"]) - 1} for m in st.rows("meeting")
@@ -199,7 +192,7 @@ def get_video_meeting(st, meeting_id: MeetingId):
     Args:
         meeting_id: The meeting to look up.
     """
-    return _meeting_out(st, _need(st, "meeting", meeting_id))
+    return _meeting_out(st, need(st, "meeting", meeting_id))
 
 # ---- write tools ---------------------------------------------------------------------------------------------------
 @server.write(produces=("meeting", "participant"))
@@ -216,7 +209,7 @@ def schedule_video_meeting(st, host_id: UserId, room_id: RoomId, topic: str, sta
         invitee_ids: Users to add as attendees.
         waiting_room: Whether participants wait until admitted.
     """
-    host, room = _need(st, "user", host_id), _need(st, "room", room_id)
+    host, room = need(st, "user", host_id), need(st, "room", room_id)
     if room["kind"] == "personal" and room["owner_id"] != host_id:
         raise ToolError(f"room {room_id} is the personal room of {room['owner_id']}; {host_id} cannot host in it")
     if not (topic or "").strip(): raise ToolError("topic must not be empty")
@@ -227,7 +220,7 @@ def schedule_video_meeting(st, host_id: UserId, room_id: RoomId, topic: str, sta
         raise ToolError(f"{host['name']} ({host_id}) has a basic license: meetings last at most {BASIC_MINUTES} minutes")
     invitees = list(invitee_ids or [])
     if len(set(invitees)) != len(invitees): raise ToolError("an invitee is listed twice")
-    for u in invitees: _need(st, "user", u)
+    for u in invitees: need(st, "user", u)
     if host_id in invitees: raise ToolError(f"{host_id} hosts the meeting; do not invite them")
     if len(invitees) + 1 > room["capacity"]:
         raise ToolError(f"room {room_id} holds {room['capacity']} people; {len(invitees) + 1} including the host do not fit")
@@ -249,7 +242,7 @@ def add_meeting_participant(st, meeting_id: MeetingId, user_id: UserId, role: Li
         user_id: The user to add.
         role: attendee, or co_host (may start, end and record the meeting).
     """
-    m, u, role = _need(st, "meeting", meeting_id), _need(st, "user", user_id), role or "attendee"
+    m, u, role = need(st, "meeting", meeting_id), need(st, "user", user_id), role or "attendee"
     if m["status"] not in LIVE_OR_SCHEDULED: raise ToolError(f"meeting {meeting_id} is {m['status']}")
     had = _role(st, m, user_id)
     if had != "none": raise ToolError(f"{u['name']} ({user_id}) is already the {had.replace('_', '-')} of meeting {meeting_id}"
@@ -309,7 +302,7 @@ def cancel_video_meeting(st, meeting_id: MeetingId, user_id: UserId):
         meeting_id: The meeting to cancel.
         user_id: The user asking (must be the host).
     """
-    m, u = _need(st, "meeting", meeting_id), _need(st, "user", user_id)
+    m, u = need(st, "meeting", meeting_id), need(st, "user", user_id)
     if m["host_id"] != user_id: raise ToolError(f"only the host ({m['host_id']}) can cancel meeting {meeting_id}, not {u['name']} ({user_id})")
     if m["status"] != "scheduled": raise ToolError(f"meeting {meeting_id} is {m['status']}; only scheduled meetings can be cancelled")
     st.update("meeting", meeting_id, status="cancelled")
@@ -323,7 +316,7 @@ def delete_meeting_recording(st, recording_id: RecordingId, user_id: UserId):
         recording_id: The recording to delete.
         user_id: The user asking (must be the meeting's host).
     """
-    r, u = _need(st, "recording", recording_id), _need(st, "user", user_id)
+    r, u = need(st, "recording", recording_id), need(st, "user", user_id)
     m = st.get("meeting", r["meeting_id"])
     if m["host_id"] != user_id: raise ToolError(f"only the host ({m['host_id']}) of meeting {m['meeting_id']} can delete its recordings, not {u['name']} ({user_id})")
     if r["status"] != "available": raise ToolError(f"recording {recording_id} is already {r['status']}")
