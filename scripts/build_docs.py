@@ -16,7 +16,7 @@ else by nbconvert into a static site with the same pages (one per notebook, `ind
 No page loads anything from another host: the site must work offline (the browser test in tests/test_docs.py
 checks it).
 
-    python scripts/build_docs.py [--renderer auto|quarto|nbconvert]
+    python scripts/build_docs.py [--renderer auto|quarto|nbconvert]      (`make docs`; PROVE_DOCS_RENDERER=nbconvert make docs)
 """
 import argparse, ast, html, json, os, re, shutil, sys, time
 from pathlib import Path
@@ -221,7 +221,8 @@ def render_with_nbconvert(cfg, nbs: Path):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--renderer", choices=["auto", "quarto", "nbconvert"], default="auto")
+    ap.add_argument("--renderer", choices=["auto", "quarto", "nbconvert"], default=os.environ.get("PROVE_DOCS_RENDERER", "auto"),
+                    help="auto: Quarto when a `quarto` binary is on PATH, else nbconvert (default: $PROVE_DOCS_RENDERER or auto)")
     a = ap.parse_args(argv)
     cfg = get_config()
     renderer = a.renderer
