@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
 from prove_nb.evaluate import run_trials
-from prove_nb.grpo import RECIPE_LIMITS, RECIPE_MAX_NEW, paired_gain, plot_learning, recipe_tasks
+from prove_nb.grpo import RECIPE_LIMITS, RECIPE_MAX_NEW, RECIPE_MICRO_BATCH, paired_gain, plot_learning, recipe_tasks
 from prove_nb.rewards import gold_hash
 from prove_nb.rollout import HFPolicy, load_model
 from prove_nb.server import World
@@ -131,7 +131,8 @@ def main(argv=None):
     sft = stage(out, "sft", lambda: {"checkpoint": str(train_sft(views["sft"], str(out / "sft"), steps=cfg["sft_steps"], lr=a.sft_lr,
                                                                   batch_size=cfg["sft_batch"], max_length=1536, seed=a.seed, max_result_chars=LIMITS.max_result_chars))}, a.resume)
     grpo_kw = dict(model=sft["checkpoint"], group=cfg["group"], batch_size=cfg["group"], lr=a.grpo_lr, beta=0.0, limits=LIMITS,
-                   max_new_tokens=MAX_NEW, max_completion=1024, seed=a.seed, resample=cfg["resample"])
+                   max_new_tokens=MAX_NEW, max_completion=1024, seed=a.seed, resample=cfg["resample"],
+                   micro_batch=min(cfg["group"], RECIPE_MICRO_BATCH))
     grpo = stage(out, "grpo", lambda: {"checkpoint": str(train_grpo(views["grpo"], str(out / "grpo"), steps=cfg["grpo_steps"],
                                                                     reward="prove+outcome", monitor=("recall",), **grpo_kw))}, a.resume)
     models = {"sft": sft["checkpoint"], "sft+grpo": grpo["checkpoint"], "base": "smollm2-135m"}  # the paired comparison first

@@ -13,11 +13,11 @@ from .rollout import HFPolicy, Limits, bf16_training, chat_view, load_model, rol
 from .sft import ensure_logprob_kernel
 
 # %% auto #0
-__all__ = ['LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'RECIPE_MAX_NEW', 'task_prompt',
-           'grpo_dataset', 'episode_tokens', 'sampling_policy', 'score_episodes', 'informative', 'make_rollout_func',
-           'episode_reward', 'lora_config', 'JsonlLogger', 'plot_metrics', 'reward_names', 'train_grpo',
-           'tool_combination', 'world_index', 'recipe_tasks', 'paired_gain', 'graded_gains', 'moving_average',
-           'plot_learning', 'recipe_run', 'before_after']
+__all__ = ['LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'RECIPE_MAX_NEW', 'RECIPE_MICRO_BATCH',
+           'task_prompt', 'grpo_dataset', 'episode_tokens', 'sampling_policy', 'score_episodes', 'informative',
+           'make_rollout_func', 'episode_reward', 'lora_config', 'JsonlLogger', 'plot_metrics', 'reward_names',
+           'train_grpo', 'tool_combination', 'world_index', 'recipe_tasks', 'paired_gain', 'graded_gains',
+           'moving_average', 'plot_learning', 'recipe_run', 'before_after']
 
 # %% ../nbs/10_grpo.ipynb #858b8a1a
 def task_prompt(task: dict) -> list[dict]:
@@ -153,7 +153,8 @@ def train_grpo(tasks: list[dict], out_dir: str, model: str = "smollm2-135m", ste
                group: int = 4, batch_size: int = 4, lr: float = 1e-6, beta: float = 0.01, loss_type: str = "dapo",
                limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128, max_completion: int = 1024,
                temperature: float = 1.0, lora_rank: int | None = None, seed: int = 0, resample: int = 0,
-               gen_dtype: str | None = "bfloat16", policy_for=None, monitor: tuple = (), resume: bool = False) -> Path:
+               gen_dtype: str | None = "bfloat16", policy_for=None, monitor: tuple = (), resume: bool = False,
+               micro_batch: int | None = None) -> Path:
     "Train `model` with GRPO on live rollouts of `tasks`, rewarded by the sum of the rewards in `reward` (`monitor` ones only logged); returns the checkpoint folder."
     import torch
     from trl import GRPOConfig, GRPOTrainer
@@ -161,7 +162,10 @@ def train_grpo(tasks: list[dict], out_dir: str, model: str = "smollm2-135m", ste
     names = reward_names(reward)
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
     m, tok = load_model(model)
-    args = GRPOConfig(output_dir=str(out), max_steps=steps, learning_rate=lr, per_device_train_batch_size=batch_size,
+    micro = micro_batch or batch_size  # rollouts per forward and backward pass; the step accumulates batch_size of them
+    if batch_size % micro: raise ValueError(f"micro_batch={micro} must divide batch_size={batch_size}")
+    args = GRPOConfig(output_dir=str(out), max_steps=steps, learning_rate=lr, per_device_train_batch_size=micro,
+                      gradient_accumulation_steps=batch_size // micro,
                       num_generations=group, beta=beta, loss_type=loss_type, temperature=temperature, logging_steps=1,
                       max_completion_length=max_completion, save_strategy="steps", save_steps=max(1, steps // 2), save_total_limit=1,
                       report_to=[], seed=seed, bf16=bf16_training(), use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False,
@@ -182,6 +186,7 @@ RECIPE_SYNTH = dict(tools_per_server=3, p_distractors=0.0, p_cross_server=0.0, t
 TRAIN_SEEDS, HELD_SEEDS = range(0, 6), range(6, 8)
 RECIPE_LIMITS = Limits(max_steps=3, max_turns=1, max_result_chars=1500)  # training and held-out evaluation alike
 RECIPE_MAX_NEW = 128  # new tokens a step: 13% of the recipe's gold tool calls are longer than 60 tokens
+RECIPE_MICRO_BATCH = 2  # episodes per backward pass: a group of 8 episodes in one pass reached 24 GB and was OOM-killed
 
 def tool_combination(task: dict) -> tuple:
     "The sorted names of the tools a task's gold calls use."
@@ -247,7 +252,8 @@ def recipe_run(out_dir, views: dict, sft_steps: int, grpo_steps: int, group: int
     sft = train_sft(views["sft"], str(out / "sft"), steps=sft_steps, batch_size=4, lr=1e-4, max_length=1536,
                     max_result_chars=RECIPE_LIMITS.max_result_chars)
     grpo = train_grpo(views["grpo"], str(out / "grpo"), str(sft), steps=grpo_steps, reward=reward, group=group, batch_size=group,
-                      lr=grpo_lr, beta=0.0, resample=resample, max_new_tokens=max_new_tokens, max_completion=1024, limits=RECIPE_LIMITS)
+                      lr=grpo_lr, beta=0.0, resample=resample, max_new_tokens=max_new_tokens, max_completion=1024, limits=RECIPE_LIMITS,
+                      micro_batch=min(group, RECIPE_MICRO_BATCH))
     tasks, rows = views["seen_combinations"][:eval_tasks], {}
     for name, ck in (("sft", sft), ("sft+grpo", grpo)):
         m, tok = load_model(str(ck), dtype="bfloat16")
