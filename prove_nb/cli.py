@@ -10,9 +10,9 @@ from pathlib import Path
 from .server import ServeLimits, load_server, server_names, serve
 
 # %% auto #0
-__all__ = ['servers_info', 'cmd_servers', 'add_serve_args', 'cmd_serve', 'demo_mcp_session', 'cmd_demo', 'cmd_synth',
-           'cmd_replay', 'cmd_score', 'train_tasks', 'resolve_model', 'cmd_train', 'cmd_eval', 'cmd_orchestrate',
-           'cmd_ebench', 'build_parser', 'main']
+__all__ = ['servers_info', 'cmd_servers', 'add_serve_args', 'cmd_serve', 'cmd_demo', 'cmd_synth', 'cmd_replay', 'cmd_score',
+           'train_tasks', 'resolve_model', 'cmd_train', 'cmd_eval', 'cmd_orchestrate', 'cmd_ebench', 'build_parser',
+           'main']
 
 # %% ../nbs/99_cli.ipynb #8adf941e
 def servers_info() -> list[dict]:
@@ -55,32 +55,6 @@ def cmd_serve(args):
     except ValueError as e: sys.exit(f"prove serve: {e}")
 
 # %% ../nbs/99_cli.ipynb #c842ce7e
-def demo_mcp_session(server: str = "banking") -> dict:
-    "Launch `prove serve server` over stdio, run a short scripted session over MCP, return what changed."
-    import anyio
-    from mcp import StdioServerParameters
-    from prove_nb.server import MCPToolClient
-    from mcp.client.stdio import stdio_client
-    params = StdioServerParameters(command=sys.executable, args=["-c", "from prove_nb.cli import main; main()", "serve", server, "--admin"])
-    errlog = sys.stderr
-    try: errlog.fileno()
-    except (AttributeError, OSError, ValueError): errlog = open(os.devnull, "w")  # a notebook's captured stderr has no file
-    async def go():
-        async with MCPToolClient(stdio_client(params, errlog=errlog), session="demo") as c:
-            tools = await c.tools()
-            print(f"{server}: {len(tools)} tools over stdio")
-            cust = (await c.call("find_customers", {"name": ""})).content[0]
-            accs = (await c.call("list_accounts", {"customer_id": cust["customer_id"]})).content
-            acc = next(a for a in accs if a["status"] == "open" and a["type"] != "credit")
-            print(f"{cust['name']} has {len(accs)} accounts; {acc['account_id']} holds {acc['balance']} {acc['currency']}")
-            bad = await c.call("withdraw", {"account_id": acc["account_id"], "amount": 10 ** 9})
-            print("refused:", bad.error)
-            ok = await c.call("deposit", {"account_id": acc["account_id"], "amount": 125.0, "memo": "demo"})
-            print("deposit:", ok.content)
-            return await c.admin("diff")
-    from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(1) as ex: return ex.submit(anyio.run, go).result()  # own thread: works inside a notebook's event loop too
-
 def cmd_demo(args):
     from prove_nb.demo import run_demo
     try: run_demo(args.out, args.scale)

@@ -4,15 +4,15 @@
 
 # %% ../nbs/16_demo.ipynb #a6656c0d
 from __future__ import annotations
-import json, time
+import json, os, sys, time
 from dataclasses import dataclass, asdict
 from pathlib import Path
 
 from .grpo import RECIPE_LIMITS, RECIPE_MAX_NEW
 
 # %% auto #0
-__all__ = ['SCALES', 'VIEWS', 'STAGES', 'Scale', 'stage_servers', 'stage_synth', 'load_view', 'stage_audit', 'stage_sft',
-           'stage_grpo', 'stage_eval', 'stage_bfcl', 'demo_report', 'run_demo']
+__all__ = ['SCALES', 'VIEWS', 'STAGES', 'Scale', 'demo_mcp_session', 'stage_servers', 'stage_synth', 'load_view', 'stage_audit',
+           'stage_sft', 'stage_grpo', 'stage_eval', 'stage_bfcl', 'demo_report', 'run_demo']
 
 # %% ../nbs/16_demo.ipynb #7d8610c5
 @dataclass
@@ -35,9 +35,34 @@ SCALES = {"small": Scale(), "tiny": Scale(tasks=200, audit_tasks=20, sft_tasks=8
 # %% ../nbs/16_demo.ipynb #5a373c32
 VIEWS = ("sft", "grpo", "seen_combinations", "unseen_combinations")
 
+def demo_mcp_session(server: str = "banking") -> dict:
+    "Launch `prove serve server` over stdio, run a short scripted session over MCP, return what changed."
+    import anyio
+    from mcp import StdioServerParameters
+    from prove_nb.server import MCPToolClient
+    from mcp.client.stdio import stdio_client
+    params = StdioServerParameters(command=sys.executable, args=["-c", "from prove_nb.cli import main; main()", "serve", server, "--admin"])
+    errlog = sys.stderr
+    try: errlog.fileno()
+    except (AttributeError, OSError, ValueError): errlog = open(os.devnull, "w")  # a notebook's captured stderr has no file
+    async def go():
+        async with MCPToolClient(stdio_client(params, errlog=errlog), session="demo") as c:
+            tools = await c.tools()
+            print(f"{server}: {len(tools)} tools over stdio")
+            cust = (await c.call("find_customers", {"name": ""})).content[0]
+            accs = (await c.call("list_accounts", {"customer_id": cust["customer_id"]})).content
+            acc = next(a for a in accs if a["status"] == "open" and a["type"] != "credit")
+            print(f"{cust['name']} has {len(accs)} accounts; {acc['account_id']} holds {acc['balance']} {acc['currency']}")
+            bad = await c.call("withdraw", {"account_id": acc["account_id"], "amount": 10 ** 9})
+            print("refused:", bad.error)
+            ok = await c.call("deposit", {"account_id": acc["account_id"], "amount": 125.0, "memo": "demo"})
+            print("deposit:", ok.content)
+            return await c.admin("diff")
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(1) as ex: return ex.submit(anyio.run, go).result()  # own thread: works inside a notebook's event loop too
+
 def stage_servers(out: Path, sc: Scale) -> dict:
     "Start a server process and run a scripted session against it over MCP."
-    from prove_nb.cli import demo_mcp_session
     diff = demo_mcp_session("banking")
     return {"mcp_session_changed_tables": sorted(diff)}
 
