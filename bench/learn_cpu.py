@@ -5,8 +5,9 @@ The recipe (the levers weighed in bench/RESULTS.md):
   is about 0.5-0.8k tokens and a 135M model sits at the edge of its ability instead of far below it.
 - SFT on gold conversations until the model calls tools and stops (SFT_TASKS conversations, a few epochs).
 - GRPO from the SFT checkpoint with groups of GROUP rollouts of one task a step, reward PROVE + outcome (PROVE's
-  process reward plus 1 for gold final state and every answer fact), and dynamic sampling: a group whose rollouts all
-  score the same carries no advantage, so it is replaced by a fresh task's group (up to RESAMPLE rounds).
+  process reward plus 1 for gold final state and every answer fact), and dynamic sampling judged on the outcome: a
+  group whose rollouts all succeed or all fail is replaced by a fresh task's group (up to RESAMPLE rounds), so GRPO
+  trains on tasks whose pass rate lies strictly between 0 and 1.
 - A second GRPO arm from the same checkpoint and seeds with recall + outcome instead (PROVE's thesis: recall pays for
   verbosity, PROVE's budget term stops it); it is logged, not evaluated.
 
@@ -20,6 +21,7 @@ fact in the final reply. For SFT -> SFT+GRPO the paired per-task differences get
     python bench/learn_cpu.py --quick     # a few minutes: the same pipeline at toy sizes
     python bench/learn_cpu.py             # the benchmark: at most 90 minutes on 2 cores
     python bench/learn_cpu.py --resume    # continue a stopped run from its recorded stages
+    python bench/learn_cpu.py --sft-from CK --sft-skip 128   # SFT continues from a checkpoint that saw the first 128
 Writes runs/learn_cpu-{quick,full}/ and, for the full size, bench/results/learn_cpu.json.
 """
 import argparse, json, os, sys, time
@@ -38,9 +40,10 @@ from prove_nb.server import World
 
 SIZES = {
     "quick": dict(pool=400, seen=12, unseen=8, sft_tasks=24, sft_steps=6, sft_batch=4, grpo_steps=3, group=4, resample=1, recall_steps=2),
-    "full": dict(pool=3000, seen=150, unseen=100, sft_tasks=128, sft_steps=32, sft_batch=4, grpo_steps=20, group=8, resample=2, recall_steps=10),
+    "full": dict(pool=3000, seen=150, unseen=100, sft_tasks=288, sft_steps=72, sft_batch=4, grpo_steps=16, group=8, resample=2, recall_steps=8),
 }
 LIMITS = RECIPE_LIMITS
+VIEWS = ("seen_combinations", "unseen_combinations")
 MAX_NEW, EVAL_BATCH = RECIPE_MAX_NEW, 10  # 128: at 64, 13% of the gold tool calls were cut off (the stopped run's writes failed)
 
 def make_views(cfg: dict, seed: int) -> dict:
@@ -62,22 +65,19 @@ def view_metrics(per: dict) -> dict:
             "prove": mean(p["prove"] for p in per.values()), "calls_per_task": mean(p["calls"] for p in per.values()),
             "stops": dict(Counter(p["stop"] for p in per.values()))}
 
-def evaluate(name: str, model_path: str, views: dict, out: Path) -> dict:
-    "Every view's tasks played greedily by the model at `model_path`: per-task records and summary metrics per view."
+def evaluate(name: str, model_path: str, tasks: list, view: str, out: Path) -> dict:
+    "One view's tasks played greedily by the model at `model_path`: per-task records (kept in `out`) and summary metrics."
     model, tok = load_model(model_path, dtype="bfloat16")
     model.eval()
-    res = {}
-    for view in ("seen_combinations", "unseen_combinations"):
-        tasks = sorted(views[view], key=lambda t: len(json.dumps(t["tools"])) + len(t["turns"][0]["user"]))  # less padding
-        t0 = time.perf_counter()
-        rows = run_trials(tasks, HFPolicy(model, tok, MAX_NEW, 0.0, name=name), 1, LIMITS, rewards=("prove",), batch_size=EVAL_BATCH)
-        wall = time.perf_counter() - t0
-        writes = {t["id"]: changes_state(t) for t in tasks}
-        per = {r["task"]: {"success": int(r["success"]), "state": int(r["state"]), "prove": r["rewards"]["prove"], "calls": r["calls"],
-                           "tokens": r["tokens"], "stop": r["stop"], "write": writes[r["task"]]} for r in rows}
-        (out / f"eval_{name}_{view}.json").write_text(json.dumps(per))
-        res[view] = view_metrics(per) | {"eval_s": round(wall, 1), "gen_tok_s": round(sum(p["tokens"] for p in per.values()) / wall, 1)}
-        print(f"  {name} {view}: " + json.dumps({k: v for k, v in res[view].items() if k != "stops"}), flush=True)
+    tasks = sorted(tasks, key=lambda t: len(json.dumps(t["tools"])) + len(t["turns"][0]["user"]))  # less padding
+    t0 = time.perf_counter()
+    rows = run_trials(tasks, HFPolicy(model, tok, MAX_NEW, 0.0, name=name), 1, LIMITS, rewards=("prove",), batch_size=EVAL_BATCH)
+    wall = time.perf_counter() - t0
+    per = {r["task"]: {"success": int(r["success"]), "state": int(r["state"]), "prove": r["rewards"]["prove"], "calls": r["calls"],
+                       "tokens": r["tokens"], "stop": r["stop"], "write": changes_state(t)} for r, t in zip(rows, tasks, strict=True)}
+    (out / f"eval_{name}_{view}.json").write_text(json.dumps(per))
+    res = view_metrics(per) | {"eval_s": round(wall, 1), "gen_tok_s": round(sum(p["tokens"] for p in per.values()) / wall, 1)}
+    print(f"  {name} {view}: " + json.dumps({k: v for k, v in res.items() if k != "stops"}), flush=True)
     return res
 
 def paired(a: dict, b: dict, key: str) -> dict:
@@ -118,6 +118,8 @@ def main(argv=None):
     ap.add_argument("--grpo-lr", type=float, default=2e-5)
     ap.add_argument("--out", help="output folder (default runs/learn_cpu-quick or runs/learn_cpu-full)")
     ap.add_argument("--resume", action="store_true", help="reuse the stages already recorded in the output folder")
+    ap.add_argument("--sft-from", help="continue SFT from this checkpoint, which already trained on the first --sft-skip SFT conversations")
+    ap.add_argument("--sft-skip", type=int, default=0, help="SFT conversations the --sft-from checkpoint already saw (one epoch, in order)")
     for k in ("sft_steps", "grpo_steps", "recall_steps", "seen", "unseen"): ap.add_argument("--" + k.replace("_", "-"), type=int, help="override the size's value")
     a = ap.parse_args(argv)
     size = "quick" if a.quick else "full"
@@ -128,25 +130,31 @@ def main(argv=None):
     t_all = time.perf_counter()
     views = make_views(cfg, a.seed)
     print("tasks: " + ", ".join(f"{k} {len(v)}" for k, v in views.items()), flush=True)
-    sft = stage(out, "sft", lambda: {"checkpoint": str(train_sft(views["sft"], str(out / "sft"), steps=cfg["sft_steps"], lr=a.sft_lr,
-                                                                  batch_size=cfg["sft_batch"], max_length=1536, seed=a.seed, max_result_chars=LIMITS.max_result_chars))}, a.resume)
+    skip = a.sft_skip if a.sft_from else 0
+    sft = stage(out, "sft", lambda: {"checkpoint": str(train_sft(views["sft"][skip:], str(out / "sft"), model=a.sft_from or "smollm2-135m",
+                                                                  steps=cfg["sft_steps"] - skip // cfg["sft_batch"], lr=a.sft_lr, batch_size=cfg["sft_batch"],
+                                                                  max_length=1536, seed=a.seed, max_result_chars=LIMITS.max_result_chars)),
+                                     "from": a.sft_from, "skipped": skip}, a.resume)
     grpo_kw = dict(model=sft["checkpoint"], group=cfg["group"], batch_size=cfg["group"], lr=a.grpo_lr, beta=0.0, limits=LIMITS,
                    max_new_tokens=MAX_NEW, max_completion=1024, seed=a.seed, resample=cfg["resample"],
-                   micro_batch=min(cfg["group"], RECIPE_MICRO_BATCH))
+                   resample_on=("outcome",), micro_batch=min(cfg["group"], RECIPE_MICRO_BATCH))
     grpo = stage(out, "grpo", lambda: {"checkpoint": str(train_grpo(views["grpo"], str(out / "grpo"), steps=cfg["grpo_steps"],
                                                                     reward="prove+outcome", monitor=("recall",), **grpo_kw))}, a.resume)
-    models = {"sft": sft["checkpoint"], "sft+grpo": grpo["checkpoint"], "base": "smollm2-135m"}  # the paired comparison first
-    rows = {m: stage(out, f"eval_{m}", lambda m=m, p=p: evaluate(m, p, views, out), a.resume) for m, p in models.items()}
-    rows = {m: rows[m] for m in ("base", "sft", "sft+grpo")}
+    models, order = {"base": "smollm2-135m", "sft": sft["checkpoint"], "sft+grpo": grpo["checkpoint"]}, []
+    for view in VIEWS: order += [("sft", view), ("sft+grpo", view)]  # the paired comparison first, view by view
+    order += [("base", view) for view in VIEWS]
+    done = {k: stage(out, f"eval_{k[0]}_{k[1]}", lambda k=k: evaluate(k[0], models[k[0]], views[k[1]], k[1], out), a.resume) for k in order}
+    rows = {m: {v: done[(m, v)] for v in VIEWS} for m in models}
     recall = stage(out, "grpo_recall", lambda: {"checkpoint": str(train_grpo(views["grpo"], str(out / "grpo_recall"), steps=cfg["recall_steps"],
                                                                              reward="recall+outcome", monitor=("prove",), **grpo_kw))}, a.resume)
-    per = {(m, v): json.loads((out / f"eval_{m}_{v}.json").read_text()) for m in ("sft", "sft+grpo") for v in ("seen_combinations", "unseen_combinations")}
+    per = {(m, v): json.loads((out / f"eval_{m}_{v}.json").read_text()) for m in ("sft", "sft+grpo") for v in VIEWS}
     res = {"bench": "learn_cpu", "size": size, "config": cfg, "seed": a.seed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr,
            "sizes": {k: len(v) for k, v in views.items()},
+           "sft_from": sft.get("from"), "sft_skipped": sft.get("skipped", 0),
            "seconds": {"sft": sft["stage_s"], "grpo": grpo["stage_s"], "grpo_recall": recall["stage_s"],
-                       **{f"eval_{m}": r["stage_s"] for m, r in rows.items()}, "wall": round(time.perf_counter() - t_all, 1)},
+                       **{f"eval_{m}_{v}": r["stage_s"] for (m, v), r in done.items()}, "wall": round(time.perf_counter() - t_all, 1)},
            "grpo_curve": {"prove+outcome": grpo_curve(out / "grpo" / "metrics.jsonl"), "recall+outcome": grpo_curve(out / "grpo_recall" / "metrics.jsonl")}}
-    for v in ("seen_combinations", "unseen_combinations"):
+    for v in VIEWS:
         res[v] = {m: r[v] for m, r in rows.items()}
         res[v]["paired"] = {k: paired(per[("sft", v)], per[("sft+grpo", v)], key) for k, key in
                             (("success", "success"), ("prove", "prove"), ("calls_per_task", "calls"), ("success_state_only", "state"))}
@@ -159,7 +167,7 @@ def main(argv=None):
         (ROOT / "bench" / "results").mkdir(exist_ok=True)
         (ROOT / "bench" / "results" / "learn_cpu.json").write_text(json.dumps(res, indent=1))
         plot_learning(arms, ROOT / "bench" / "results" / "learn_cpu_arms.png", window=3, keys=("reward", "calls_per_episode", "prove/efficiency"))
-    for v in ("seen_combinations", "unseen_combinations"):
+    for v in VIEWS:
         print(f"\n### {v}\n\n" + table(rows, v) + "\n\nSFT -> SFT+GRPO, paired: " + json.dumps(res[v]["paired"]))
     print(json.dumps({k: res[k] for k in ("seconds", "target_met")}))
 

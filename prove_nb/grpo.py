@@ -64,18 +64,19 @@ def informative(scores: list[dict], trained) -> bool:
 # %% ../nbs/10_grpo.ipynb #58e69688
 def make_rollout_func(tasks: list[dict], tok, limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128,
                       temperature: float = 1.0, rewards=("prove",), resample: int = 0, seed: int = 0, policy_for=None, worlds=None,
-                      gen_dtype: str | None = "bfloat16", monitor=()):
+                      gen_dtype: str | None = "bfloat16", monitor=(), resample_on=None):
     "A TRL `rollout_func` that plays tasks live, scores them as they ran (`rewards`, and `monitor` ones only logged), and returns tokens, env masks and the scores."
     by_id, rng = {t["id"]: t for t in tasks}, random.Random(seed)
+    judged = tuple(resample_on or rewards)  # the rewards whose spread makes a group worth training on
     def play(batch, policy):
         with worlds() if worlds else nullcontext(): trajs = rollout_batch(batch, policy, limits)
-        return trajs, score_episodes((*rewards, *monitor), batch, trajs, [len(task_prompt(t)) for t in batch])
+        return trajs, score_episodes(dict.fromkeys((*rewards, *monitor, *judged)), batch, trajs, [len(task_prompt(t)) for t in batch])
     def rollout_func(prompts, trainer):
         batch, G = [by_id[p[0]["task_id"]] for p in prompts], trainer.num_generations
         policy = policy_for(trainer) if policy_for else sampling_policy(trainer, tok, max_new_tokens, temperature, gen_dtype)
         trajs, scores = play(batch, policy)
         groups = list(range(0, len(batch), G)) if len(batch) % G == 0 else []
-        dead = [g for g in groups if not informative(scores[g:g + G], rewards)]
+        dead = [g for g in groups if not informative(scores[g:g + G], judged)]
         stats = {"groups": len(groups), "zero_variance": len(dead), "resampled": 0}
         for _ in range(resample):
             fresh = [t for t in tasks if t["id"] not in {b["id"] for b in batch}]
@@ -84,7 +85,7 @@ def make_rollout_func(tasks: list[dict], tok, limits: Limits = Limits(max_steps=
             new_trajs, new_scores = play([t for t in picks for _ in range(G)], policy)
             stats["resampled"] += len(picks)
             for j, t in enumerate(picks):
-                if informative(new_scores[j * G:(j + 1) * G], rewards):
+                if informative(new_scores[j * G:(j + 1) * G], judged):
                     g = dead.pop(0)
                     batch[g:g + G], trajs[g:g + G], scores[g:g + G] = [t] * G, new_trajs[j * G:(j + 1) * G], new_scores[j * G:(j + 1) * G]
         stats["zero_variance_after"] = len(dead)
@@ -154,7 +155,7 @@ def train_grpo(tasks: list[dict], out_dir: str, model: str = "smollm2-135m", ste
                limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128, max_completion: int = 1024,
                temperature: float = 1.0, lora_rank: int | None = None, seed: int = 0, resample: int = 0,
                gen_dtype: str | None = "bfloat16", policy_for=None, monitor: tuple = (), resume: bool = False,
-               micro_batch: int | None = None) -> Path:
+               micro_batch: int | None = None, resample_on: tuple | None = None) -> Path:
     "Train `model` with GRPO on live rollouts of `tasks`, rewarded by the sum of the rewards in `reward` (`monitor` ones only logged); returns the checkpoint folder."
     import torch
     from trl import GRPOConfig, GRPOTrainer
@@ -171,7 +172,7 @@ def train_grpo(tasks: list[dict], out_dir: str, model: str = "smollm2-135m", ste
                       report_to=[], seed=seed, bf16=bf16_training(), use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False,
                       reward_weights=[1.0] * len(names) + [0.0] * len(monitor))
     rollout_func = make_rollout_func(tasks, tok, limits, max_new_tokens, temperature, names, resample, seed, policy_for=policy_for, gen_dtype=gen_dtype,
-                                     monitor=monitor)
+                                     monitor=monitor, resample_on=resample_on)
     trainer = GRPOTrainer(model=m, reward_funcs=[episode_reward(n) for n in (*names, *monitor)], args=args, train_dataset=grpo_dataset(tasks),
                           processing_class=tok, rollout_func=rollout_func, peft_config=lora_config(lora_rank) if lora_rank else None,
                           callbacks=[JsonlLogger(out / "metrics.jsonl")])
