@@ -10,7 +10,8 @@ Prints one JSON line with wall and CPU seconds (other jobs may share the machine
 import argparse, json, os, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from prove_nb.rewards import POLICIES, REWARDS, Prove, policy_messages, score_all
+from prove_nb.policies import POLICIES, policy_messages
+from prove_nb.rewards import REWARDS, Prove, score_all
 from prove_nb.synthesis import synthesize
 
 def completions(tasks: list, n: int) -> list:

@@ -86,7 +86,7 @@ def load_view(out: Path, view: str) -> list:
 
 def stage_audit(out: Path, sc: Scale) -> dict:
     "Score scripted policies with every reward: what does each reward pay for?"
-    from prove_nb.rewards import policy_scores, policy_table
+    from prove_nb.policies import policy_scores, policy_table
     return {"policy_means": policy_table(policy_scores(load_view(out, "unseen_combinations")[: sc.audit_tasks]))}
 
 def stage_sft(out: Path, sc: Scale) -> dict:

@@ -5,8 +5,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from prove_nb.core import ToolCall, assistant_msg, user_msg
-from prove_nb.rewards import (POLICIES, REWARDS, Prove, conversation, get_reward, gold_world, policy_messages,
-                              replay_gold, same_state, score_all, score_file, summarize, trajectory, trl_reward)
+from prove_nb.policies import POLICIES, conversation, policy_messages
+from prove_nb.rewards import (REWARDS, Prove, get_reward, gold_world, replay_gold, same_state, score_all, score_file, summarize,
+                              trajectory, trl_reward)
 from prove_nb.server import load_server
 
 BANKING = load_server("banking").schemas()
