@@ -12,7 +12,7 @@ from prove_nb.adapters import environment_class, environment_reward, gold_chat_p
 from prove_nb.core import parse_message
 from prove_nb.grpo import task_prompt
 from prove_nb.rollout import gold_policy, rollout
-from prove_nb.synthesis import load_tasks
+from prove_nb.synth.dataset import load_tasks
 
 TASKS = ROOT / "data" / "sample" / "tasks.jsonl"
 VF = ROOT / ".venv-verifiers" / "bin"

@@ -74,7 +74,8 @@ def build(size: str, folder: Path) -> float:
 # ----------------------------------------------------------------------------------------------- one case (child)
 def tasks(n: int = N_TASKS) -> list:
     "Synthesized banking tasks of the train split (the same for every case)."
-    from prove_nb.synthesis import SynthConfig, synthesize
+    from prove_nb.synth.config import SynthConfig
+    from prove_nb.synth.dataset import synthesize
     made = synthesize(2 * n, seed=0, servers=SERVERS, depth_max=2, config=SynthConfig(tools_per_server=3, p_distractors=0.0), progress=False)
     return [t for t in made if t["split"] == "train"][:n]
 

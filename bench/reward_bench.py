@@ -12,7 +12,7 @@ import argparse, json, os, sys, time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from prove_nb.policies import POLICIES, policy_messages
 from prove_nb.rewards import REWARDS, Prove, score_all
-from prove_nb.synthesis import synthesize
+from prove_nb.synth.dataset import synthesize
 
 def completions(tasks: list, n: int) -> list:
     "(task, completion record) pairs: every applicable policy of every task, through JSON, cycled to `n`."

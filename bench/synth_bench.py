@@ -13,7 +13,8 @@ split's servers in train; identical output for the same seed.
 import argparse, hashlib, json, os, resource, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from prove_nb.synthesis import SynthConfig, dataset_stats, synthesize, write_dataset
+from prove_nb.synth.config import SynthConfig
+from prove_nb.synth.dataset import dataset_stats, synthesize, write_dataset
 
 def main():
     ap = argparse.ArgumentParser()

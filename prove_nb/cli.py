@@ -63,8 +63,9 @@ def cmd_demo(args):
 
 # %% ../nbs/99_cli.ipynb #db12bb66
 def cmd_synth(args):
-    from prove_nb.realize import openai_teacher
-    from prove_nb.synthesis import SynthConfig, synthesize, write_dataset
+    from prove_nb.synth.realize import openai_teacher
+    from prove_nb.synth.config import SynthConfig
+    from prove_nb.synth.dataset import synthesize, write_dataset
     if args.teacher and not args.teacher_model: sys.exit("prove synth: --teacher needs --teacher-model")
     cfg = SynthConfig(teacher=openai_teacher(args.teacher, args.teacher_model) if args.teacher else None)
     t, report = time.perf_counter(), {}
@@ -73,7 +74,7 @@ def cmd_synth(args):
     print(json.dumps(stats))
 
 def cmd_replay(args):
-    from prove_nb.synthesis import load_tasks, replay_tasks
+    from prove_nb.synth.dataset import load_tasks, replay_tasks
     res = replay_tasks(load_tasks(args.tasks))
     print(json.dumps(res) if args.json else "\n".join(f"{k}: {v}" for k, v in res.items()))
 
@@ -89,7 +90,7 @@ def cmd_score(args):
 # %% ../nbs/99_cli.ipynb #3e7e4ca2
 def train_tasks(data: str, split: str = "train") -> list:
     "The tasks of one split of a dataset folder or tasks file."
-    from prove_nb.synthesis import load_tasks
+    from prove_nb.synth.dataset import load_tasks
     tasks = load_tasks(data)
     return [t for t in tasks if t.get("split", split) == split] or tasks
 

@@ -69,7 +69,7 @@ def stage_servers(out: Path, sc: Scale) -> dict:
 def stage_synth(out: Path, sc: Scale) -> dict:
     "Synthesize the recipe's tasks, write them as a dataset with its views, and replay their gold calls."
     from prove_nb.grpo import recipe_tasks
-    from prove_nb.synthesis import write_dataset, replay_tasks
+    from prove_nb.synth.dataset import write_dataset, replay_tasks
     t = time.perf_counter()
     views = recipe_tasks(sc.tasks, sc.sft_tasks)
     tasks = [t for v in VIEWS for t in views[v]]
@@ -80,7 +80,7 @@ def stage_synth(out: Path, sc: Scale) -> dict:
 
 def load_view(out: Path, view: str) -> list:
     "The tasks of one view of the demo's dataset."
-    from prove_nb.synthesis import load_tasks
+    from prove_nb.synth.dataset import load_tasks
     by_id = {t["id"]: t for t in load_tasks(out / "data")}
     return [by_id[i] for i in json.loads((out / "data" / "views.json").read_text())[view]]
 

@@ -195,12 +195,13 @@ def tool_combination(task: dict) -> tuple:
 
 def world_index(task: dict) -> int:
     "Which of its synthesis run's world seeds a task plays on (synthesis seed s uses worlds 8s .. 8s+7)."
-    from prove_nb.synthesis import SynthConfig
+    from prove_nb.synth.config import SynthConfig
     return task["seed"] % SynthConfig.world_seeds
 
 def recipe_tasks(n: int, n_sft: int, seed: int = 0) -> dict:
     "SFT and GRPO tasks (world seeds 0-5 of the run) and the two held-out views, from one synthesis of `n` short tasks."
-    from prove_nb.synthesis import SynthConfig, synthesize
+    from prove_nb.synth.config import SynthConfig
+    from prove_nb.synth.dataset import synthesize
     tasks = synthesize(n, seed=seed, depth_min=1, depth_max=2, config=SynthConfig(**RECIPE_SYNTH), progress=False)
     train = [t for t in tasks if t["split"] == "train" and world_index(t) in TRAIN_SEEDS]
     random.Random(seed).shuffle(train)

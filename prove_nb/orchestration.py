@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .core import ToolCall, assistant_msg, function_schema, parse_message, tool_names
-from .realize import verb_phrase
+from .synth.realize import verb_phrase
 from .rollout import HFPolicy, Limits, Reply, load_model, rollout_batch
 from .server import World, all_tools, load_server
 

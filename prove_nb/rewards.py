@@ -520,7 +520,7 @@ def read_jsonl(path) -> Iterator[tuple[int, object, str]]:
 
 def tasks_by_id(path) -> dict:
     "{id: task} of a task file or dataset folder."
-    from prove_nb.synthesis import load_tasks
+    from prove_nb.synth.dataset import load_tasks
     return {t["id"]: t for t in load_tasks(path)}
 
 def score_file(tasks_path, completions_path, reward: str = "prove", **config) -> Iterator[dict]:

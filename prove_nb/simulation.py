@@ -9,7 +9,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .realize import words
+from .synth.realize import words
 from .toolgraph import NAME_FIELDS
 from .core import ToolCall, Validator, assistant_msg, function_schema, parse_message, tool_msg, user_msg
 from .rollout import CachedLM, CallRecord, Limits, Reply, ScriptedPolicy, Trajectory, gold_reply, rollout_batch, system_messages

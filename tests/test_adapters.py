@@ -11,7 +11,7 @@ from prove_nb.grpo import task_prompt
 from prove_nb.rewards import get_reward
 from prove_nb.rollout import gold_policy, rollout
 from prove_nb.server import World, load_server
-from prove_nb.synthesis import load_tasks
+from prove_nb.synth.dataset import load_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "data" / "sample" / "tasks.jsonl"

@@ -10,7 +10,7 @@ from prove_nb.rollout import Limits, gold_policy, prepare_tokenizer, rollout_bat
 from prove_nb.scale import (CompletionsPolicy, MCPPool, RemoteWorld, check_accelerate_config, chatml_tokenizer, cpu_check_config,
                             free_port, multi_gpu_args, remote_worlds, serve_http)
 from prove_nb.server import World, load_server
-from prove_nb.synthesis import split_leaks
+from prove_nb.synth.dataset import split_leaks
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))

@@ -5,10 +5,12 @@ from collections import Counter
 import pytest
 from prove_nb.server import World, load_server
 from prove_nb.toolgraph import Edge, ToolGraph, chains, sample_context, usable_servers
-from prove_nb.synthesis import (S, TRANSITIONS, HANDLERS, SynthConfig, Dedup, apply_teacher, combo, description_leak, error_rate,
-                                gold_calls, gold_messages, grounded, leaks_description, load_tasks, masked_wording, replay,
-                                replay_tasks, repeated_wording, split_leaks, step, synthesize, write_dataset)
-from prove_nb.realize import phrasings, phrasing_problems
+from prove_nb.synth.config import S, TRANSITIONS, SynthConfig, step
+from prove_nb.synth.dialogue import HANDLERS
+from prove_nb.synth.dataset import (Dedup, apply_teacher, combo, description_leak, error_rate, gold_calls,
+                                    gold_messages, grounded, leaks_description, load_tasks, masked_wording, replay,
+                                    replay_tasks, repeated_wording, split_leaks, synthesize, write_dataset)
+from prove_nb.synth.realize import phrasings, phrasing_problems
 
 CFG = SynthConfig(workers=1)
 
@@ -116,7 +118,8 @@ def test_same_seed_same_bytes_any_workers():
 def test_same_bytes_across_processes():
     "Python salts string hashes per process: nothing may depend on set order."
     import hashlib, os, subprocess, sys
-    code = ("import hashlib, json; from prove_nb.synthesis import synthesize, SynthConfig; "
+    code = ("import hashlib, json; from prove_nb.synth.config import SynthConfig; "
+            "from prove_nb.synth.dataset import synthesize; "
             "print(hashlib.sha256(json.dumps(synthesize(40, seed=2, servers=['banking', 'filesystem', 'social_media'], "
             "config=SynthConfig(workers=1), progress=False)).encode()).hexdigest())")
     out = [subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": h}, capture_output=True, text=True,
@@ -206,7 +209,7 @@ def test_teacher_endpoint_end_to_end(tmp_path, bank):
     from prove_nb.cli import main
     from prove_nb.core import assistant_msg
     from prove_nb.evaluate import policy_from_name, serve_policy
-    from prove_nb.realize import openai_teacher
+    from prove_nb.synth.realize import openai_teacher
     from prove_nb.rollout import ScriptedPolicy
     with serve_policy(policy_from_name("smollm2-135m", max_new_tokens=16), port=0, background=True, model="smollm2") as srv:
         main(["synth", "--n", "2", "--seed", "0", "--servers", "banking", "--out", str(tmp_path), "--teacher", srv.url, "--teacher-model", "smollm2"])

@@ -34,13 +34,13 @@ def missing(source: str) -> list:
 
 def run_cell(source: str, steps: int, n_tasks: int) -> str:
     "Execute the one-GPU cell with a random local Qwen3-0.6B, `steps` steps and at most `n_tasks` tasks; its printed output."
-    import gpu_check, prove_nb.scale as scale, prove_nb.synthesis as synthesis
+    import gpu_check, prove_nb.scale as scale, prove_nb.synth.dataset as synth_dataset
     folder = Path(tempfile.mkdtemp()) / "qwen3-0.6b"
     gpu_check.build("0.6b", folder)
     train = lambda tasks, out, **kw: scale.train_grpo_unsloth(tasks, out, **{**kw, "model": str(folder), "steps": steps, "max_new_tokens": 128, "max_completion": 1024})
-    synth = lambda n, **kw: synthesis.synthesize(min(n, n_tasks), **kw)
+    synth = lambda n, **kw: synth_dataset.synthesize(min(n, n_tasks), **kw)
     ns = {**vars(scale), "train_grpo_unsloth": train, "SCRIPTS": ROOT / "scripts"}
-    source = (source.replace("from prove_nb.synthesis import synthesize", "synthesize = synth")  # no IPython on the device: the figure's path is printed
+    source = (source.replace("from prove_nb.synth.dataset import synthesize", "synthesize = synth")  # no IPython on the device: the figure's path is printed
                     .replace("from IPython.display import Image", "Image = lambda filename: print('figure:', filename)"))
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf): exec(compile(source, "11_scale.ipynb[gpu]", "exec"), {**ns, "synth": synth})

@@ -48,7 +48,7 @@ class ProveConfig(vf.TasksetConfig):
 
 class ProveTaskset(vf.Taskset[ProveTask, ProveConfig]):
     def load(self) -> list[ProveTask]:
-        from prove_nb.synthesis import load_tasks
+        from prove_nb.synth.dataset import load_tasks
         from prove_nb.grpo import task_prompt
         tasks = [t for t in load_tasks(self.config.tasks) if len(t["turns"]) == 1 or not self.config.single_turn]
         return [ProveTask(ProveData(id=t["id"], prompt=[m for m in task_prompt(t) if m["role"] == "user"],
