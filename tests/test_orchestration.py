@@ -4,8 +4,8 @@ import json
 import pytest
 
 from prove_nb.core import ToolCall, assistant_msg, tool_msg, user_msg
-from prove_nb.orchestration import (ACTIONS, Oracle, Noise, Utility, Weights, handmade_tasks, observe, progress,
-                                    run_orchestration)
+from prove_nb.controller import ACTIONS, Utility, Weights, observe, progress
+from prove_nb.orchestration import Oracle, Noise, handmade_tasks, run_orchestration
 from prove_nb.rollout import Reply
 from prove_nb.server import World, load_server
 
