@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Iterator
 
+from fastcore.basics import patch
+
 # %% auto #0
 __all__ = ['SIZES', 'TableSpec', 'freeze', 'thaw', 'StateError', 'State', 'table_order', 'Picker', 'fill_state',
            'integrity_errors']
@@ -70,13 +72,15 @@ class State:
         self.meta["seq"] = {t: len(r) for t, r in self.base.items()}
 
 # %% ../nbs/01_state.ipynb #3ef90790
-def _get(self: State, table: str, key):
+@patch
+def get(self: State, table: str, key):
     "The row `key` of `table`, or None."
     d = self.delta[table].get(key)
     if d is None: return self.base[table].get(key)
     return None if d is _GONE else d
 
-def _rows(self: State, table: str) -> Iterator:
+@patch
+def rows(self: State, table: str) -> Iterator:
     "Every row of `table`."
     d, b = self.delta[table], self.base[table]
     if not d:
@@ -89,25 +93,27 @@ def _rows(self: State, table: str) -> Iterator:
     for k, x in d.items():
         if x is not _GONE and k not in b: yield x
 
-def _find(self: State, table: str, **eq) -> list:
+@patch
+def find(self: State, table: str, **eq) -> list:
     "Rows of `table` whose fields equal `eq`."
     return [r for r in self.rows(table) if all(r.get(k) == v for k, v in eq.items())]
 
-def _count(self: State, table: str) -> int:
+@patch
+def count(self: State, table: str) -> int:
     "Number of rows in `table`."
     return sum(1 for _ in self.rows(table))
-
-State.get, State.rows, State.find, State.count = _get, _rows, _find, _count
 
 # %% ../nbs/01_state.ipynb #74bf3703
 _ABSENT = object()
 
+@patch
 def _set(self: State, table: str, key, value):
     d = self.delta[table]
     if self._undo is not None: self._undo.append((table, key, d.get(key, _ABSENT)))
     d[key] = value
 
-def _next_id(self: State, table: str) -> str:
+@patch
+def next_id(self: State, table: str) -> str:
     "A fresh id for `table` (deterministic: the prefix and a per-session counter)."
     spec, seq = self.specs[table], self.meta["seq"]
     if self._undo is not None: self._undo.append(("#seq", table, seq[table]))
@@ -116,7 +122,9 @@ def _next_id(self: State, table: str) -> str:
         k = f"{spec.prefix}{seq[table]:04d}"
         if self.get(table, k) is None: return k
 
-def _insert(self: State, table: str, row: dict):
+# %% ../nbs/01_state.ipynb #b7d4e2f1
+@patch
+def insert(self: State, table: str, row: dict):
     "Add `row` (its key is generated when absent); returns the stored row."
     key = self.specs[table].key
     if row.get(key) is None: row = {key: self.next_id(table), **row}
@@ -125,7 +133,8 @@ def _insert(self: State, table: str, row: dict):
     self._set(table, row[key], r)
     return r
 
-def _update(self: State, table: str, key, **changes):
+@patch
+def update(self: State, table: str, key, **changes):
     "Change fields of row `key`; returns the new row."
     old = self.get(table, key)
     if old is None: raise StateError(f"no {table} '{key}'")
@@ -133,15 +142,18 @@ def _update(self: State, table: str, key, **changes):
     self._set(table, key, r)
     return r
 
-def _delete(self: State, table: str, key):
+@patch
+def delete(self: State, table: str, key):
     "Remove row `key`; returns the removed row."
     old = self.get(table, key)
     if old is None: raise StateError(f"no {table} '{key}'")
     self._set(table, key, _GONE)
     return old
 
+# %% ../nbs/01_state.ipynb #d9f2a4b3
+@patch
 @contextmanager
-def _atomic(self: State):
+def atomic(self: State):
     "Run a block as one transaction: if it raises, every write in it is undone."
     if self._undo is not None:  # nested: the outer transaction covers it
         yield self
@@ -155,8 +167,6 @@ def _atomic(self: State):
             else: self.delta[table][key] = prev
         raise
     finally: self._undo = None
-
-State._set, State.next_id, State.insert, State.update, State.delete, State.atomic = _set, _next_id, _insert, _update, _delete, _atomic
 
 # %% ../nbs/01_state.ipynb #1e1857da
 def _canon(v) -> str:
@@ -173,7 +183,8 @@ def _base_lines(table: dict) -> tuple[dict, bytes]:
         if len(_BASE_LINES) > 256: _BASE_LINES.popitem(last=False)
     return hit[1], hit[2]
 
-def _state_hash(self: State) -> str:
+@patch
+def hash(self: State) -> str:
     "A hex digest of the state's contents, independent of insertion order."
     h = hashlib.sha256()
     for t in sorted(self.base):
@@ -185,10 +196,12 @@ def _state_hash(self: State) -> str:
         h.update(b"".join(b for _, b in sorted(rows, key=lambda kb: kb[0])))
     return h.hexdigest()[:32]
 
+# %% ../nbs/01_state.ipynb #f1b4c6d5
 def _row_diff(a, b) -> dict:
     return {k: [thaw(a.get(k)), thaw(b.get(k))] for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)}
 
-def _diff(self: State, other: "State | None" = None) -> dict:
+@patch
+def diff(self: State, other: "State | None" = None) -> dict:
     "Changes from `other` (default: the seed) to this state: {table: {added, removed, changed}}, empty tables omitted."
     same_base = other is None or other.base is self.base
     out = {}
@@ -208,11 +221,10 @@ def _diff(self: State, other: "State | None" = None) -> dict:
         if added or removed or changed: out[t] = {"added": added, "removed": removed, "changed": changed}
     return out
 
-def _to_rows(self: State) -> dict:
+@patch
+def to_rows(self: State) -> dict:
     "The whole state as plain rows {table: [row, ...]}."
     return {t: [thaw(r) for r in self.rows(t)] for t in self.base}
-
-State.hash, State.diff, State.to_rows = _state_hash, _diff, _to_rows
 
 # %% ../nbs/01_state.ipynb #0223da48
 def table_order(specs: list) -> list:
