@@ -12,7 +12,7 @@ from .core import ToolCall, assistant_msg
 from .evaluate import pass_k, policy_from_name
 from .rollout import Limits, execute, rollout_batch
 from .server import World, load_server, server_names
-from .simulation import write_task
+from .taskwriter import write_task
 
 # %% auto #0
 __all__ = ['gold_calls', 'gaps', 'build_ebench', 'manifest', 'state_gap', 'run_ebench', 'guess_reply']

@@ -8,8 +8,9 @@ from prove_nb.core import ToolCall, assistant_msg, user_msg
 from prove_nb.rollout import ScriptedPolicy, gold_policy, noop_policy, rollout_batch
 from prove_nb.server import World, load_server
 from prove_nb.simulation import (Curriculum, Goal, Judge, OpenAIBackend, RuleBackend, SimRequest, SyntheticLearner, ToolSimulator,
-                                 UserSimulator, asking_policy, build_pool, curriculum_reward, fidelity, judge_agreement, label,
-                                 parse_result, play, result_match, run_curriculum, say, write_task)
+                                 UserSimulator, asking_policy, build_pool, curriculum_reward, fidelity, judge_agreement,
+                                 parse_result, play, result_match, run_curriculum)
+from prove_nb.taskwriter import label, say, write_task
 from prove_nb.server import ToolResult
 
 SERVERS = ["banking", "calendar", "iot_devices", "video_meeting", "filesystem"]
