@@ -79,13 +79,13 @@ def cmd_replay(args):
     print(json.dumps(res) if args.json else "\n".join(f"{k}: {v}" for k, v in res.items()))
 
 def cmd_score(args):
-    from prove_nb.rewards import score_file, summarize
+    from prove_nb.rewards import score_file, summarize_scores
     rows = []
     for row in score_file(args.tasks, args.completions, args.reward):
         rows.append(row)
         if args.json: print(json.dumps(row))
         else: print(row["id"], row.get("reward", ""), row.get("error") or "; ".join(row.get("reasons", []))[:120])
-    print(json.dumps(summarize(rows)))
+    print(json.dumps(summarize_scores(rows)))
 
 # %% ../nbs/99_cli.ipynb #3e7e4ca2
 def train_tasks(data: str, split: str = "train") -> list:

@@ -12,19 +12,16 @@ from .core import ToolCall, assistant_msg
 from .evaluate import pass_k, policy_from_name
 from .rollout import Limits, execute, rollout_batch
 from .server import World, load_server, server_names
+from .synth.dataset import gold_call_dicts
 from .taskwriter import write_task
 
 # %% auto #0
-__all__ = ['gold_calls', 'gaps', 'build_ebench', 'manifest', 'state_gap', 'run_ebench', 'guess_reply']
+__all__ = ['gaps', 'build_ebench', 'manifest', 'state_gap', 'run_ebench', 'guess_reply']
 
 # %% ../nbs/15_ebench.ipynb #7e6a84c6
-def gold_calls(task: dict) -> list[dict]:
-    "Every gold call of a task, in order."
-    return [c for turn in task["turns"] for step in turn.get("gold") or [] for c in step]
-
 def gaps(task: dict, min_calls: int = 3) -> list[str]:
     "Why `task` is not an E-Bench task (empty: it has both gaps and ends in a verified state change)."
-    calls, text = gold_calls(task), " ".join(t["user"] for t in task["turns"])
+    calls, text = gold_call_dicts(task), " ".join(t["user"] for t in task["turns"])
     why = [f"only {len(calls)} calls (tool gap needs {min_calls})"] if len(calls) < min_calls else []
     if not task.get("hidden"): why.append("no hidden value (no information gap)")
     why += [f"hidden id {h!r} appears in the user's words" for h in task.get("hidden", []) if h in text]
@@ -52,7 +49,7 @@ def build_ebench(n: int, seed: int = 0, out_dir=None, servers=None, size: str = 
         server, tid = servers[attempt % len(servers)], f"ebench-{seed}-{len(tasks):04d}"
         d = rng.choice(depths)
         t = next((t for dd in sorted({d, min(depths)}, reverse=True) if (t := write_task(server, dd, "names", 0, seed, size, rng, tid, "test"))), None)
-        key = json.dumps(gold_calls(t), sort_keys=True) if t else None
+        key = json.dumps(gold_call_dicts(t), sort_keys=True) if t else None
         if t and key not in seen and not gaps(t):
             seen.add(key); tasks.append(t)
     if out_dir is not None:
@@ -65,7 +62,7 @@ def manifest(tasks: list[dict], seed: int) -> dict:
     "Counts of a benchmark: tasks, per server, per depth, and per write tool."
     return {"n": len(tasks), "seed": seed, "servers": dict(Counter(t["servers"][0] for t in tasks)),
             "depth": {str(k): v for k, v in sorted(Counter(t["depth"] for t in tasks).items())},
-            "writes": dict(Counter(gold_calls(t)[-1]["name"] for t in tasks))}
+            "writes": dict(Counter(gold_call_dicts(t)[-1]["name"] for t in tasks))}
 
 # %% ../nbs/15_ebench.ipynb #7180aebe
 def state_gap(task: dict, calls: list) -> dict:
@@ -73,7 +70,7 @@ def state_gap(task: dict, calls: list) -> dict:
     mine, gold = World.for_task(task), World.for_task(task)
     visible = {f["function"]["name"] for f in task["tools"]}
     for c in calls: execute(mine, c, visible)
-    for c in gold_calls(task): gold.call(c["name"], c["arguments"])
+    for c in gold_call_dicts(task): gold.call(c["name"], c["arguments"])
     return {s: {t: {k: len(v) for k, v in d.items() if v} for t, d in diff.items()}
             for s in mine.sessions if (diff := mine.sessions[s].state.diff(gold.sessions[s].state))}
 
@@ -117,5 +114,5 @@ def guess_reply(task: dict, messages: list) -> dict:
         table = next(t.name for t in srv.tables if st.get(t.name, v) is not None)
         return next(iter(st.base[table]))
     if any(m["role"] == "tool" for m in messages): return assistant_msg("Done.")
-    w = gold_calls(task)[-1]
+    w = gold_call_dicts(task)[-1]
     return assistant_msg("", [ToolCall(w["name"], {p: first(v) for p, v in w["arguments"].items()}, "call_0")])

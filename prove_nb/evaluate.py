@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from .core import parse_message
-from .rewards import get_reward, gold_hash, missing_facts, trajectory
+from .rewards import align_completion, get_reward, gold_hash, missing_facts
 from .rollout import SMOLLM2, HFPolicy, Limits, OpenAIPolicy, gold_policy, load_model, noop_policy, rollout_batch
 
 # %% auto #0
@@ -34,7 +34,7 @@ EVAL_REWARDS = ("prove", "tier")
 
 def grade(task: dict, tr, rewards=EVAL_REWARDS) -> dict:
     "One attempt's record: success (gold final state and every answer fact), its two checks, cost, and rewards."
-    aligned = trajectory(task, tr.messages, ran=(tr.world, tr.calls) if tr.world is not None else None)  # scored as it ran
+    aligned = align_completion(task, tr.messages, ran=(tr.world, tr.calls) if tr.world is not None else None)  # scored as it ran
     missing = missing_facts(aligned)
     state = tr.final_hash == gold_hash(task)
     scored = {name: get_reward(name)(task, aligned) for name in rewards}

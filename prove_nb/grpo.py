@@ -8,7 +8,7 @@ import copy, json, random, re
 from contextlib import nullcontext
 from pathlib import Path
 
-from .rewards import trajectory, get_reward
+from .rewards import align_completion, get_reward
 from .rollout import HFPolicy, Limits, bf16_training, chat_view, load_model, rollout_batch
 from .sft import ensure_logprob_kernel
 
@@ -54,7 +54,7 @@ def sampling_policy(trainer, tok, max_new_tokens: int, temperature: float, dtype
 
 def score_episodes(rewards, tasks: list[dict], trajs: list, n_prompt: list) -> list[dict]:
     "{reward name: RewardResult} for each played episode, scored on the calls as they ran."
-    return [{n: get_reward(n)(t, trajectory(t, tr.messages, context=k, whole=False, ran=(tr.world, tr.calls))) for n in rewards}
+    return [{n: get_reward(n)(t, align_completion(t, tr.messages, context=k, whole=False, ran=(tr.world, tr.calls))) for n in rewards}
             for t, tr, k in zip(tasks, trajs, n_prompt)]
 
 def informative(scores: list[dict], trained) -> bool:

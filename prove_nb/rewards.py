@@ -16,10 +16,10 @@ from .server import World, ToolResult, load_server, unknown_tool_error
 # %% auto #0
 __all__ = ['PROVE_WEIGHTS', 'REWARD_TYPES', 'REWARDS', 'TASK_KEYS', 'RewardResult', 'GoldCall', 'gold_calls', 'gold_deps',
            'shown_tools', 'replay_gold', 'gold_world', 'gold_hash', 'same_state', 'ModelCall', 'completion_messages',
-           'Trajectory', 'trajectory', 'as_executed', 'same_value', 'key_jaccard', 'match_calls', 'in_order',
-           'schema_problems', 'Reward', 'Prove', 'atomic', 'Graduated', 'missing_facts', 'state_matches', 'Tier',
-           'multiset_jaccard', 'ToolRL', 'Recall', 'Outcome', 'get_reward', 'score_all', 'read_jsonl', 'tasks_by_id',
-           'score_file', 'summarize', 'trl_reward']
+           'AlignedCompletion', 'align_completion', 'as_executed', 'same_value', 'key_jaccard', 'match_calls',
+           'in_order', 'schema_problems', 'Reward', 'Prove', 'atomic', 'Graduated', 'missing_facts', 'state_matches',
+           'Tier', 'multiset_jaccard', 'ToolRL', 'Recall', 'Outcome', 'get_reward', 'score_all', 'read_jsonl',
+           'tasks_by_id', 'score_file', 'summarize_scores', 'trl_reward']
 
 # %% ../nbs/07_rewards.ipynb #ccbc5a63
 @dataclass
@@ -117,7 +117,7 @@ def completion_messages(completion) -> tuple[list | None, str]:
     return completion, ""
 
 # %% ../nbs/07_rewards.ipynb #e5c2b965
-class Trajectory:
+class AlignedCompletion:
     "A completion aligned with its task: scored calls, context calls, final texts per turn, and (lazily) their execution."
     def __init__(self, task: dict, calls: list, context: list, texts: dict, first: int, last: int, reasons: list, problem: str = ""):
         self.task, self.calls, self.context, self.texts = task, calls, context, texts
@@ -163,26 +163,26 @@ class Trajectory:
 
     def text(self, turn: int) -> str: return self.texts.get(turn, "")
 
-    def __repr__(self): return f"Trajectory({self.task.get('id')!r}, turns {self.first}..{self.last}, {len(self.calls)} calls)"
+    def __repr__(self): return f"AlignedCompletion({self.task.get('id')!r}, turns {self.first}..{self.last}, {len(self.calls)} calls)"
 
 # %% ../nbs/07_rewards.ipynb #a8fcc216
-def trajectory(task: dict, completion, context: int = 0, whole: bool = True, ran=None) -> Trajectory:
+def align_completion(task: dict, completion, context: int = 0, whole: bool = True, ran=None) -> AlignedCompletion:
     "Align `completion` with the turns of `task` (the first `context` messages are history; `whole`: score every task turn)."
     try: tr = _align(task, completion, context, whole)
-    except Exception as e: return Trajectory(task, [], [], {}, 0, -1, [], f"could not score: {type(e).__name__}: {e}")
+    except Exception as e: return AlignedCompletion(task, [], [], {}, 0, -1, [], f"could not score: {type(e).__name__}: {e}")
     if ran is not None: tr.executed = as_executed(tr, *ran)
     return tr
 
-def as_executed(tr: Trajectory, world: World, records: list) -> tuple:
-    "`Trajectory.executed` from a rollout that already ran the calls: its world and its call records (`ok`, `content`, `error`) in order."
+def as_executed(tr: AlignedCompletion, world: World, records: list) -> tuple:
+    "`AlignedCompletion.executed` from a rollout that already ran the calls: its world and its call records (`ok`, `content`, `error`) in order."
     if tr.context: raise ValueError("a rollout's records cover the scored calls only: replay when the completion has context calls")
     recs = iter(records)
     return world, [ToolResult(r.ok, r.content, r.error) if m.call and (r := next(recs, None)) else None for m in tr.calls]
 
-def _align(task: dict, completion, context: int, whole: bool) -> Trajectory:
+def _align(task: dict, completion, context: int, whole: bool) -> AlignedCompletion:
     msgs, problem = completion_messages(completion)
     n = len(task["turns"])
-    if msgs is None: return Trajectory(task, [], [], {}, 0, n - 1, [], problem)
+    if msgs is None: return AlignedCompletion(task, [], [], {}, 0, n - 1, [], problem)
     first = max(0, sum(1 for m in msgs[:context] if isinstance(m, dict) and m.get("role") == "user") - 1)
     calls, ctx, texts, reasons = [], [], {}, []
     t, step, answered, early = -1, 0, 0, False
@@ -209,7 +209,7 @@ def _align(task: dict, completion, context: int, whole: bool) -> Trajectory:
     if t >= n: reasons.append(f"{t + 1 - n} user messages beyond the task's {n} turns")
     if whole and t < n - 1 and not context: reasons.append(f"the completion reaches {max(t, 0) + 1} of {n} turns")
     last = max(n - 1 if whole else min(max(t, first), n - 1), t)
-    return Trajectory(task, calls, ctx, texts, first, last, reasons, "" if answered else problem or "no assistant message")
+    return AlignedCompletion(task, calls, ctx, texts, first, last, reasons, "" if answered else problem or "no assistant message")
 
 # %% ../nbs/07_rewards.ipynb #e2de8b62
 def same_value(a, b) -> bool:
@@ -242,7 +242,7 @@ def match_calls(gold: list, calls: list, keys: bool = True) -> dict:
             used.add(best[1]); out[g.index] = best[1]
     return out
 
-def in_order(g: GoldCall, match: dict, tr: Trajectory) -> bool:
+def in_order(g: GoldCall, match: dict, tr: AlignedCompletion) -> bool:
     "Whether every dependency of `g` in a scored turn was matched at an earlier step than `g`."
     scored = {x.index for x in tr.gold}
     return all(d not in scored or (d in match and tr.calls[match[d]].step < tr.calls[match[g.index]].step)
@@ -264,7 +264,7 @@ def schema_problems(c: ToolCall, schema: dict) -> tuple[list, list, list]:
 
 # %% ../nbs/07_rewards.ipynb #275bdb79
 class Reward:
-    "A reward over (task, completion); subclasses set `name`, `WEIGHTS` and `floor` and define `score(trajectory)`."
+    "A reward over (task, completion); subclasses set `name`, `WEIGHTS` and `floor` and define `score(tr)` of an `AlignedCompletion`."
     name, WEIGHTS, floor = "", {}, 0.0
 
     def __post_init__(self):
@@ -279,7 +279,7 @@ class Reward:
     @property
     def range(self) -> tuple: return (self.floor, 1.0)
 
-    def abstention(self, tr: Trajectory) -> RewardResult:
+    def abstention(self, tr: AlignedCompletion) -> RewardResult:
         "1 when the model made no call on a task that needs none, else the floor."
         n = len(tr.calls)
         return RewardResult(1.0 if n == 0 else self.floor, {"abstain": float(n == 0)},
@@ -287,13 +287,13 @@ class Reward:
 
     def __call__(self, task: dict, completion) -> RewardResult:
         try:
-            tr = completion if isinstance(completion, Trajectory) else trajectory(task, completion)
+            tr = completion if isinstance(completion, AlignedCompletion) else align_completion(task, completion)
             if tr.problem: return RewardResult(self.floor, {}, tr.reasons + [tr.problem])
             return self.score(tr)
         except Exception as e:
             return RewardResult(self.floor, {}, [f"could not score: {type(e).__name__}: {e}"])
 
-    def score(self, tr: Trajectory) -> RewardResult: raise NotImplementedError
+    def score(self, tr: AlignedCompletion) -> RewardResult: raise NotImplementedError
 
 # %% ../nbs/07_rewards.ipynb #8e403fdd
 PROVE_WEIGHTS = {"validity": 0.5, "coverage": 0.5, "efficiency": 0.15, "name": 0.2, "arg": 0.1}
@@ -318,7 +318,7 @@ class Prove(Reward):
 
     def budget(self, n_gt: int) -> int: return n_gt + math.ceil(self.beta * n_gt)
 
-    def validity(self, tr: Trajectory, why: list) -> float:
+    def validity(self, tr: AlignedCompletion, why: list) -> float:
         "Mean over the model's calls of (name exists + arguments typed + executes) / 3 (/ 2 without execution)."
         scores = []
         for pos, m in enumerate(tr.calls):
@@ -329,7 +329,7 @@ class Prove(Reward):
             if self.execute and m.call and not ran[0]: why.append(f"step {m.step} {m.call.name}: {tr.results[pos].error}")
         return _share(scores)
 
-    def score(self, tr: Trajectory) -> RewardResult:
+    def score(self, tr: AlignedCompletion) -> RewardResult:
         G, C, why = tr.gold, tr.calls, list(tr.reasons)
         if not G: return self.abstention(tr)
         match, comps = match_calls(G, C), {}
@@ -368,7 +368,7 @@ class Graduated(Reward):
     weights: dict = field(default_factory=dict)
     name, WEIGHTS = "graduated", {"atomic": 0.5, "orch": 0.5}
 
-    def score(self, tr: Trajectory) -> RewardResult:
+    def score(self, tr: AlignedCompletion) -> RewardResult:
         G, C, why = tr.gold, tr.calls, list(tr.reasons)
         if not G: return self.abstention(tr)
         match, comps = match_calls(G, C, keys=False), {}
@@ -383,13 +383,13 @@ class Graduated(Reward):
 # %% ../nbs/07_rewards.ipynb #7f27fc64
 def _norm(s: str) -> str: return re.sub(r"(\d),(\d{3})", r"\1\2", " ".join(str(s).casefold().split()))
 
-def missing_facts(tr: Trajectory) -> list:
+def missing_facts(tr: AlignedCompletion) -> list:
     "Reasons naming each answer fact of a scored turn that the turn's final reply lacks (case and spacing ignored)."
     turns = tr.task["turns"]
     return [f"turn {t} answer lacks {f!r}" for t in range(tr.first, min(tr.last, len(turns) - 1) + 1)
             for f in turns[t].get("answer_facts") or [] if _norm(f) not in _norm(tr.text(t))]
 
-def state_matches(tr: Trajectory) -> bool:
+def state_matches(tr: AlignedCompletion) -> bool:
     "Whether the world after the completion's calls has the gold state of the scored turns."
     return same_state(tr.world, gold_world(tr.task, tr.last))
 
@@ -404,7 +404,7 @@ class Tier(Reward):
     @property
     def range(self) -> tuple: return (0.0, sum(self.weights.values()))
 
-    def score(self, tr: Trajectory) -> RewardResult:
+    def score(self, tr: AlignedCompletion) -> RewardResult:
         why, comps = list(tr.reasons), {"format": 1.0} if self.on("format") else {}
         bad = sum(m.call is None for m in tr.calls)
         if bad: return RewardResult(0.0, {k: 0.0 for k in comps}, why + [f"{bad} calls could not be parsed: no credit"])
@@ -445,7 +445,7 @@ class ToolRL(Reward):
     @property
     def range(self) -> tuple: return (-3.0 * self.weights["correct"], self.weights["format"] + 3.0 * self.weights["correct"])
 
-    def correctness(self, tr: Trajectory) -> float:
+    def correctness(self, tr: AlignedCompletion) -> float:
         G, C = tr.gold, tr.calls
         calls = [m.call for m in C if m.call is not None]
         if not G: return 3.0 if not C else -3.0
@@ -457,7 +457,7 @@ class ToolRL(Reward):
                 got += multiset_jaccard(list(g.call.arguments), list(a)) + _fit(g.call.arguments, a)[0]
         return 6 * got / (1 + sum(1 + len(g.call.arguments) for g in G)) - 3
 
-    def score(self, tr: Trajectory) -> RewardResult:
+    def score(self, tr: AlignedCompletion) -> RewardResult:
         why, comps = list(tr.reasons), {}
         if self.on("format"): comps["format"] = float(all(m.call is not None for m in tr.calls))
         if self.on("correct"): comps["correct"] = self.correctness(tr)
@@ -471,7 +471,7 @@ class Recall(Reward):
     weights: dict = field(default_factory=dict)
     name, WEIGHTS = "recall", {"recall": 1.0}
 
-    def score(self, tr: Trajectory) -> RewardResult:
+    def score(self, tr: AlignedCompletion) -> RewardResult:
         if not tr.gold: return self.abstention(tr)
         match = match_calls(tr.gold, tr.calls)
         comps = {"recall": len(match) / len(tr.gold)}
@@ -484,7 +484,7 @@ class Outcome(Reward):
     weights: dict = field(default_factory=dict)
     name, WEIGHTS = "outcome", {"state": 1.0, "facts": 1.0}
 
-    def score(self, tr: Trajectory) -> RewardResult:
+    def score(self, tr: AlignedCompletion) -> RewardResult:
         comps, why = {}, list(tr.reasons)
         if self.on("state"):
             comps["state"] = float(state_matches(tr))
@@ -506,7 +506,7 @@ def get_reward(name: str, **config) -> Reward:
 
 def score_all(task: dict, completion, rewards: dict = REWARDS) -> dict:
     "{name: RewardResult} for one completion, aligned and executed once for all `rewards`."
-    tr = completion if isinstance(completion, Trajectory) else trajectory(task, completion)
+    tr = completion if isinstance(completion, AlignedCompletion) else align_completion(task, completion)
     return {name: r(task, tr) for name, r in rewards.items()}
 
 # %% ../nbs/07_rewards.ipynb #e067ff29
@@ -532,7 +532,7 @@ def score_file(tasks_path, completions_path, reward: str = "prove", **config) ->
         if not err and cid not in tasks: err = f"line {i}: no task with id {cid!r}"
         yield {"id": cid, "line": i, "error": err} if err else r(tasks[cid], o).row(cid)
 
-def summarize(rows: Iterable[dict]) -> dict:
+def summarize_scores(rows: Iterable[dict]) -> dict:
     "Counts, mean reward and mean of each component over scored rows."
     rows = list(rows)
     ok = [r for r in rows if "error" not in r]
@@ -562,7 +562,7 @@ def trl_reward(name: str = "prove", task_column: str = "task", **config) -> Call
             p = p if isinstance(p, list) else [user_msg(p)]
             c = c if isinstance(c, list) else [{"role": "assistant", "content": c}]
             task = _task_of(row)
-            results.append(reward(task, trajectory(task, list(p) + list(c), context=len(p), whole=False)))
+            results.append(reward(task, align_completion(task, list(p) + list(c), context=len(p), whole=False)))
         comps = defaultdict(list)
         for r in results:
             for k, v in r.components.items(): comps[k].append(v)

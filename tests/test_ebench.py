@@ -4,9 +4,10 @@ import json
 import pytest
 
 from prove_nb.core import ToolCall, assistant_msg, parse_message
-from prove_nb.ebench import build_ebench, gaps, gold_calls, guess_reply, run_ebench, state_gap
+from prove_nb.ebench import build_ebench, gaps, guess_reply, run_ebench, state_gap
 from prove_nb.rollout import Reply, ScriptedPolicy, gold_reply
 from prove_nb.server import World, load_server
+from prove_nb.synth.dataset import gold_call_dicts
 
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory):
@@ -19,7 +20,7 @@ def test_every_task_has_both_gaps_and_a_change(bench):
     assert len({t["servers"][0] for t in tasks}) == 20
     for t in tasks:
         assert gaps(t) == []
-        calls, text = gold_calls(t), " ".join(x["user"] for x in t["turns"])
+        calls, text = gold_call_dicts(t), " ".join(x["user"] for x in t["turns"])
         assert len(calls) >= 3 and t["hidden"] and not any(h in text for h in t["hidden"])
         assert load_server(t["servers"][0]).tools[calls[-1]["name"]].kind == "write"
         w = World.for_task(t)
@@ -60,7 +61,7 @@ def test_grading_is_by_state_not_by_path(bench, tmp_path):
     d, tasks = bench
     def with_extra_read(task, messages):
         msg = gold_reply(task, messages)
-        calls, first = parse_message(msg).calls, gold_calls(task)[0]
+        calls, first = parse_message(msg).calls, gold_call_dicts(task)[0]
         return assistant_msg("", [ToolCall(first["name"], first["arguments"], "extra")] + calls) if calls else msg
     extra = run_ebench(ScriptedPolicy(with_extra_read, "extra"), d / "tasks.jsonl", k=1)
     assert extra["pass_k"]["1"] == 1.0
@@ -81,5 +82,5 @@ def test_pass_k_of_a_flaky_solver_and_state_gap(bench, tmp_path):
     rep = run_ebench(TwoOfThree(), d / "tasks.jsonl", k=3)
     assert rep["pass_k"] == {"1": round(2 / 3, 4), "2": round(1 / 3, 4), "3": 0.0}
     t = tasks[0]
-    assert state_gap(t, [ToolCall(c["name"], c["arguments"]) for c in gold_calls(t)]) == {}
+    assert state_gap(t, [ToolCall(c["name"], c["arguments"]) for c in gold_call_dicts(t)]) == {}
     assert set(state_gap(t, [])) == {t["servers"][0]}

@@ -6,8 +6,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from prove_nb.core import ToolCall, assistant_msg, user_msg
 from prove_nb.policies import POLICIES, conversation, policy_messages
-from prove_nb.rewards import (REWARDS, Prove, get_reward, gold_world, replay_gold, same_state, score_all, score_file, summarize,
-                              trajectory, trl_reward)
+from prove_nb.rewards import (REWARDS, Prove, align_completion, get_reward, gold_world, replay_gold, same_state, score_all,
+                              score_file, summarize_scores, trl_reward)
 from prove_nb.server import load_server
 
 BANKING = load_server("banking").schemas()
@@ -104,7 +104,7 @@ def test_hidden_and_distractor_tools_do_not_execute():
     task = {**TASKS["chain"], "tools": [t for t in BANKING if t["function"]["name"] != "transfer"] + [WEATHER]}
     comp = [user_msg("x"), assistant_msg("", [ToolCall("transfer", {"from_account": "acc_0001", "to_account": "acc_0006", "amount": 100.0})]),
             assistant_msg("", [ToolCall("get_weather", {"city": "Paris"})])]
-    tr = trajectory(task, comp)
+    tr = align_completion(task, comp)
     assert [r.ok for r in tr.results] == [False, False]
     assert tr.executed[0].hash() == replay_gold(task, -1).hash()  # the hidden transfer did not run
     v = Prove().validity(tr, [])
@@ -112,10 +112,10 @@ def test_hidden_and_distractor_tools_do_not_execute():
 
 def test_a_refused_gold_call_counts_as_executed_only_when_it_was_refused():
     task = TASKS["recovery"]
-    tr = trajectory(task, gold(task))
+    tr = align_completion(task, gold(task))
     assert [r.ok for r in tr.results] == [False, True] and [tr.ran(i) for i in range(2)] == [True, True]
     other = [user_msg("a"), calls_msg(("withdraw", {"account_id": "acc_0011", "amount": 20000.0}))]  # refused, but not the gold's call
-    assert not trajectory(task, other).ran(0)
+    assert not align_completion(task, other).ran(0)
 
 def test_a_stale_task_is_refused_not_misjudged():
     stale = {**TASKS["chain"], "id": "stale", "gold_state_hash": "0" * 32}
@@ -196,18 +196,18 @@ def test_missing_turns_cost_offline_but_not_in_trl():
     task = TASKS["two_turns"]
     first_turn = gold(task)[:4]
     assert REWARDS["recall"](task, first_turn).total == 0.5
-    assert REWARDS["recall"](task, trajectory(task, first_turn, whole=False)).total == 1.0
-    assert REWARDS["outcome"](task, trajectory(task, first_turn, whole=False)).total == 1.0
+    assert REWARDS["recall"](task, align_completion(task, first_turn, whole=False)).total == 1.0
+    assert REWARDS["outcome"](task, align_completion(task, first_turn, whole=False)).total == 1.0
 
 def test_context_turns_execute_but_are_not_scored():
     task = TASKS["two_turns"]
     g = gold(task)
     second = g.index(next(m for m in g if m["role"] == "user" and m["content"].startswith("Deposit")))
-    tr = trajectory(task, g, context=second + 1)
+    tr = align_completion(task, g, context=second + 1)
     assert (tr.first, [m.call.name for m in tr.calls]) == (1, ["deposit"])
     assert {k: r.total for k, r in score_all(task, tr).items()} == {k: best(k, task) for k in REWARDS}
     # without the context's get_account the same answer still reaches the gold state: the deposit is what counts
-    assert REWARDS["outcome"](task, trajectory(task, [user_msg("a"), user_msg("b")] + g[second + 1:], context=2)).total == 1.0
+    assert REWARDS["outcome"](task, align_completion(task, [user_msg("a"), user_msg("b")] + g[second + 1:], context=2)).total == 1.0
 
 # --- TRL ---------------------------------------------------------------------------------------------------------
 
@@ -256,7 +256,7 @@ def test_score_file_keeps_going_past_bad_rows(tmp_path):
     assert [("error" in r) for r in out] == [False, True, True, True, False, False]
     assert out[0]["reward"] == pytest.approx(1.3) and out[5]["reward"] == 0 and out[5]["reasons"]
     assert set(out[0]) == {"id", "reward", "components", "reasons"}
-    s = summarize(out)
+    s = summarize_scores(out)
     assert (s["n"], s["scored"], s["errors"]) == (6, 3, 3) and set(s["components"]) == {"validity", "coverage", "efficiency", "name", "arg"}
     assert list(score_file(tmp_path / "t.jsonl", tmp_path / "c.jsonl", "tier", weights={"answer": 0}))[0]["reward"] == pytest.approx(0.5)
 
@@ -338,5 +338,5 @@ def test_scoring_is_deterministic_and_pure(tid, comp):
 def test_same_state_agrees_with_the_hash(tid, policy, keep):
     task = TASKS[tid]
     msgs = policy_messages(task, policy) or gold(task)
-    tr = trajectory(task, [m for m, k in zip(msgs, keep + [True] * len(msgs)) if k or m["role"] != "assistant"])
+    tr = align_completion(task, [m for m, k in zip(msgs, keep + [True] * len(msgs)) if k or m["role"] != "assistant"])
     assert same_state(tr.world, gold_world(task)) == (tr.world.hash() == task["gold_state_hash"])

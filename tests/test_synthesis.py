@@ -7,7 +7,7 @@ from prove_nb.server import World, load_server
 from prove_nb.toolgraph import Edge, ToolGraph, chains, sample_context, usable_servers
 from prove_nb.synth.config import S, TRANSITIONS, SynthConfig, step
 from prove_nb.synth.dialogue import HANDLERS
-from prove_nb.synth.dataset import (Dedup, apply_teacher, combo, description_leak, error_rate, gold_calls,
+from prove_nb.synth.dataset import (Dedup, apply_teacher, combo, description_leak, error_rate, gold_call_dicts,
                                     gold_messages, grounded, leaks_description, load_tasks, masked_wording, replay,
                                     replay_tasks, repeated_wording, split_leaks, synthesize, write_dataset)
 from prove_nb.synth.realize import phrasings, phrasing_problems
@@ -61,10 +61,10 @@ def test_record_contract(bank):
         assert keys <= set(t)
         assert t["category"] in {"base", "missing_param", "clarification", "irrelevance", "missing_function", "recovery"}
         assert t["structure"] in {"chain", "funnel", "tree", "orderfree", "none"} and 0 <= t["depth"] <= 6
-        n = len(gold_calls(t))
+        n = len(gold_call_dicts(t))
         assert all(0 <= i < j < n for i, j in t["deps"])
         names = {x["function"]["name"] for x in t["tools"]}
-        assert {c["name"] for c in gold_calls(t)} <= names
+        assert {c["name"] for c in gold_call_dicts(t)} <= names
         for turn in t["turns"]:
             assert turn["user"] and turn["answer"]
             assert all(all(isinstance(c["arguments"], dict) for c in step) and step for step in turn["gold"])
@@ -77,8 +77,8 @@ def test_ungrounded_or_wrong_hash_is_caught(bank):
     t = json.loads(json.dumps(next(x for x in bank if x["turns"][0]["mentions"])))
     t["turns"][0]["mentions"][0]["id"] = "acc_9999"
     assert not grounded(t)
-    t = json.loads(json.dumps(next(x for x in bank if gold_calls(x))))
-    gold_calls(t)[-1]["arguments"] = {}
+    t = json.loads(json.dumps(next(x for x in bank if gold_call_dicts(x))))
+    gold_call_dicts(t)[-1]["arguments"] = {}
     assert replay(t)[0] is False
 
 def test_missing_function_hides_the_tool(every, bank):
@@ -87,7 +87,7 @@ def test_missing_function_hides_the_tool(every, bank):
     for t in mf:
         assert t["turns"][0]["gold"] == []
         shown = {x["function"]["name"] for x in t["tools"]}
-        assert not {c["name"] for c in gold_calls(t)} - shown
+        assert not {c["name"] for c in gold_call_dicts(t)} - shown
 
 def test_recovery_obeys_error_rate(every, bank):
     rec = [t for t in every[0] + bank if t["category"] == "recovery"]
@@ -95,7 +95,7 @@ def test_recovery_obeys_error_rate(every, bank):
     for t in rec:
         assert 0 < error_rate(t) <= 0.3
         w = World.for_task(t)
-        assert all(w.call(c["name"], c["arguments"]).ok != bool(c.get("expect_error")) for c in gold_calls(t))
+        assert all(w.call(c["name"], c["arguments"]).ok != bool(c.get("expect_error")) for c in gold_call_dicts(t))
 
 def test_splits_hold_out_combinations(bank):
     assert split_leaks(bank) == 0
@@ -104,7 +104,7 @@ def test_splits_hold_out_combinations(bank):
 
 def test_dedup_rejects_near_copies(bank):
     d = Dedup(0.7)
-    t = next(x for x in bank if len(gold_calls(x)) >= 3)
+    t = next(x for x in bank if len(gold_call_dicts(x)) >= 3)
     assert d.admit(t) and not d.admit(json.loads(json.dumps(t)))
 
 def test_same_seed_same_bytes_any_workers():
@@ -144,11 +144,11 @@ def test_broken_server_is_skipped():
     assert usable_servers(["no_such_server"]) == []
 
 def test_gold_messages_execute(bank):
-    t = next(x for x in bank if len(gold_calls(x)) >= 3 and len(x["turns"]) >= 2)
+    t = next(x for x in bank if len(gold_call_dicts(x)) >= 3 and len(x["turns"]) >= 2)
     msgs = gold_messages(t)
     assert msgs[0] == {"role": "system", "content": t["system"]} and "<tools>" not in msgs[0]["content"]
     calls = [c for m in msgs if m["role"] == "assistant" for c in m.get("tool_calls", [])]
-    assert [c["function"]["name"] for c in calls] == [c["name"] for c in gold_calls(t)]
+    assert [c["function"]["name"] for c in calls] == [c["name"] for c in gold_call_dicts(t)]
     tools = [m for m in msgs if m["role"] == "tool"]
     assert len(tools) == len(calls) and all(m["tool_call_id"] == c["id"] for m, c in zip(tools, calls))
     assert sum(m["role"] == "user" for m in msgs) == len(t["turns"])
@@ -201,7 +201,7 @@ def test_requests_read_like_a_user(every, bank):
 
 def test_gold_messages_are_what_training_sees(bank):
     from prove_nb.rollout import Limits, gold_policy, rollout
-    for t in [x for x in bank if gold_calls(x)][:10]:
+    for t in [x for x in bank if gold_call_dicts(x)][:10]:
         assert gold_messages(t) == rollout(t, gold_policy(), Limits(max_steps=12)).messages
 
 def test_teacher_endpoint_end_to_end(tmp_path, bank):

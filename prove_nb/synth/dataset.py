@@ -21,11 +21,11 @@ from .dialogue import HANDLERS, Dialogue, Retry
 from .realize import rewrite, system_prompt
 
 # %% auto #0
-__all__ = ['distractors', 'shown_tools', 'category', 'record', 'converse', 'show_task', 'demo_tasks', 'gold_calls', 'replay',
-           'grounded', 'error_rate', 'rejection', 'call_set', 'Dedup', 'combo', 'assign_splits', 'split_leaks',
-           'ready_servers', 'run_block', 'synthesize', 'apply_teacher', 'gold_messages', 'leaks_description',
-           'masked_wording', 'description_leak', 'repeated_wording', 'replay_tasks', 'load_tasks', 'dataset_stats',
-           'to_hf', 'dataset_card', 'write_dataset', 'plot_stats']
+__all__ = ['distractors', 'choose_tools', 'category', 'record', 'converse', 'show_task', 'demo_tasks', 'gold_call_dicts',
+           'replay', 'grounded', 'error_rate', 'rejection', 'call_set', 'Dedup', 'combo', 'assign_splits',
+           'split_leaks', 'ready_servers', 'run_block', 'synthesize', 'apply_teacher', 'gold_messages',
+           'leaks_description', 'masked_wording', 'description_leak', 'repeated_wording', 'replay_tasks', 'load_tasks',
+           'dataset_stats', 'to_hf', 'dataset_card', 'write_dataset', 'plot_stats']
 
 # %% ../../nbs/06f_synth_dataset.ipynb #e06e26a7
 def _tokens(tool: str, spec) -> set: return set(tool.split("_")) | set(spec.params)
@@ -48,7 +48,7 @@ def _strip_enums(x):
     if isinstance(x, list): return [_strip_enums(v) for v in x]
     return x
 
-def shown_tools(d: Dialogue, servers: list) -> list[dict]:
+def choose_tools(d: Dialogue, servers: list) -> list[dict]:
     "The tool schemas the model sees: gold tools, other tools of the servers, maybe distractors; shuffled, maybe enum-stripped."
     cfg, rng = d.cfg, d.rng
     gold, names = {c["name"] for c in d.calls}, []
@@ -78,7 +78,7 @@ def record(d: Dialogue) -> dict:
     w = World(used, d.env.seed, d.env.size)
     w.sessions = {s: d.world.sessions[s] for s in used}
     depth, structure = d.main or (0, "none")
-    return {"id": "", "servers": used, "seed": d.env.seed, "size": d.env.size, "tools": shown_tools(d, used),
+    return {"id": "", "servers": used, "seed": d.env.seed, "size": d.env.size, "tools": choose_tools(d, used),
             "system": system_prompt([load_server(s).description for s in used], load_server(used[0]).now, d.rng),
             "turns": d.turns, "deps": sorted([a, b] for a, b in d.deps), "gold_state_hash": w.hash(), "depth": depth,
             "category": category(d.states), "structure": structure, "split": "", "states": [s.value for s in d.states]}
@@ -118,14 +118,14 @@ def demo_tasks(n: int, server: str = "banking", seed: int = 0, cfg: SynthConfig 
 # %% ../../nbs/06f_synth_dataset.ipynb #1137268c
 _ID_TOKEN = re.compile(r"\b[a-z]+_\d{3,}\b")
 
-def gold_calls(task: dict) -> list[dict]:
-    "The task's gold calls in replay order."
-    return [c for t in task["turns"] for st in t["gold"] for c in st]
+def gold_call_dicts(task: dict) -> list[dict]:
+    "The task's gold calls in replay order, as recorded: dicts with `name`, `arguments` and maybe `expect_error`."
+    return [c for t in task["turns"] for st in t.get("gold") or [] for c in st]
 
 def replay(task: dict) -> tuple[bool, bool]:
     "(every gold call behaved as recorded, the final state matches `gold_state_hash`), on a fresh world."
     w = World.for_task(task)
-    ok = [w.call(c["name"], c["arguments"]).ok != bool(c.get("expect_error")) for c in gold_calls(task)]
+    ok = [w.call(c["name"], c["arguments"]).ok != bool(c.get("expect_error")) for c in gold_call_dicts(task)]
     return all(ok), w.hash() == task["gold_state_hash"]
 
 def grounded(task: dict) -> bool:
@@ -145,7 +145,7 @@ def grounded(task: dict) -> bool:
 
 def error_rate(task: dict) -> float:
     "Share of gold calls expected to fail."
-    calls = gold_calls(task)
+    calls = gold_call_dicts(task)
     return sum(1 for c in calls if c.get("expect_error")) / len(calls) if calls else 0.0
 
 def rejection(task: dict, cfg: SynthConfig) -> str | None:
@@ -160,7 +160,7 @@ def rejection(task: dict, cfg: SynthConfig) -> str | None:
 # %% ../../nbs/06f_synth_dataset.ipynb #0b846c13
 def call_set(task: dict) -> frozenset:
     "The task's gold calls as a set of canonical strings (on its seed state)."
-    return frozenset(f"{task['seed']}|{c['name']}|{json.dumps(c['arguments'], sort_keys=True)}" for c in gold_calls(task))
+    return frozenset(f"{task['seed']}|{c['name']}|{json.dumps(c['arguments'], sort_keys=True)}" for c in gold_call_dicts(task))
 
 class Dedup:
     "Admits a task unless its call set is more similar than `threshold` (Jaccard) to an admitted one."
@@ -178,7 +178,7 @@ class Dedup:
 # %% ../../nbs/06f_synth_dataset.ipynb #92fd56d6
 def combo(task: dict) -> tuple:
     "The sorted tool names of a task's successful gold calls: what the test split holds out."
-    return tuple(sorted({c["name"] for c in gold_calls(task) if not c.get("expect_error")}))
+    return tuple(sorted({c["name"] for c in gold_call_dicts(task) if not c.get("expect_error")}))
 
 def _unit(*parts) -> float:
     "A deterministic number in [0, 1) from the parts."
@@ -369,7 +369,7 @@ def dataset_stats(tasks: list) -> dict:
     train_servers = sorted({s for t in tasks if t["split"] == "train" for s in t["servers"]})
     all_tools = {x for s in train_servers for x in load_server(s).tools}
     in_train = {x for t in tasks if t["split"] == "train" for x in combo(t)}
-    calls = [len(gold_calls(t)) for t in tasks]
+    calls = [len(gold_call_dicts(t)) for t in tasks]
     return {"n": len(tasks), "executable_rate": rep["executable_rate"], "state_match_rate": rep["state_match_rate"],
             "grounded_rate": sum(map(grounded, tasks)) / n, "splits": by(lambda t: t["split"]), "categories": by(lambda t: t["category"]),
             "structures": by(lambda t: t["structure"]), "depths": by(lambda t: t["depth"]), "turns": by(lambda t: len(t["turns"])),
