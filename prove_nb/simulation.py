@@ -15,12 +15,12 @@ from .server import ToolResult, World, all_tools, load_server
 from .taskwriter import say, write_task
 
 # %% auto #0
-__all__ = ['RULES', 'USER_PROMPT', 'TOOL_PROMPT', 'JUDGE_PROMPT', 'JUDGE_POLICIES', 'LADDER', 'SimRequest', 'RuleBackend',
-           'HFBackend', 'OpenAIBackend', 'get_backend', 'Goal', 'rule_user', 'UserSimulator', 'user_probe',
-           'parse_result', 'rule_tool', 'ToolSimulator', 'result_match', 'shape_match', 'fidelity', 'fidelity_table',
-           'Verdict', 'made_calls', 'rule_judge', 'Judge', 'judge_agreement', 'play', 'asking_reply', 'asking_policy',
-           'Level', 'build_pool', 'Curriculum', 'curriculum_dataset', 'curriculum_reward', 'SyntheticLearner',
-           'run_curriculum', 'plot_curriculum']
+__all__ = ['RULES', 'USER_PROMPT', 'SIMULATED_TOOL_PROMPT', 'JUDGE_PROMPT', 'JUDGE_POLICIES', 'LADDER', 'SimRequest',
+           'RuleBackend', 'HFBackend', 'OpenAIBackend', 'get_backend', 'Goal', 'rule_user', 'UserSimulator',
+           'user_probe', 'parse_result', 'rule_tool', 'ToolSimulator', 'result_match', 'shape_match', 'fidelity',
+           'fidelity_table', 'Verdict', 'made_calls', 'rule_judge', 'Judge', 'judge_agreement', 'play', 'asking_reply',
+           'asking_policy', 'Level', 'build_pool', 'Curriculum', 'curriculum_dataset', 'curriculum_reward',
+           'SyntheticLearner', 'run_curriculum', 'plot_curriculum']
 
 # %% ../nbs/14b_simulation.ipynb #098e2c7c
 @dataclass
@@ -146,7 +146,7 @@ def user_probe(goals: list[Goal], backend) -> dict:
     return {"goals": n, "answered": round(answered / max(asked, 1), 3), "leaked": round(leaked / max(n, 1), 3)}
 
 # %% ../nbs/14b_simulation.ipynb #45c8e4ea
-TOOL_PROMPT = """You simulate the tool `{name}` of an API. You know only its schema:
+SIMULATED_TOOL_PROMPT = """You simulate the tool `{name}` of an API. You know only its schema:
 {schema}
 Records known to exist: {scenario}
 Earlier calls in this session and their results:
@@ -206,7 +206,7 @@ class ToolSimulator:
                          for h in self.history)[-self.max_history:] or "(none)"
         schema = json.dumps(function_schema(self.tools[name]), ensure_ascii=False)
         scenario = json.dumps(self.scenario, ensure_ascii=False)[:self.max_history] if self.scenario else "(none)"
-        msgs = [{"role": "system", "content": TOOL_PROMPT.format(name=name, schema=schema, scenario=scenario, history=hist)},
+        msgs = [{"role": "system", "content": SIMULATED_TOOL_PROMPT.format(name=name, schema=schema, scenario=scenario, history=hist)},
                 {"role": "user", "content": f"{name}({json.dumps(arguments, ensure_ascii=False)})"}]
         return SimRequest("tool", msgs, {"tool": self.tools[name], "name": name, "arguments": arguments, "scenario": self.scenario, "history": self.history})
 
