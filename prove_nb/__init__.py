@@ -7,7 +7,6 @@ Modules:
 - `prove_nb.servers.calendar`: Calendar: people with working hours, their calendars, one-off and recurring events, and invitations (17 tools).
 - `prove_nb.servers.crm`: CRM: sales reps, companies, contacts, deals through a pipeline, and activities (16 tools).
 - `prove_nb.servers.email`: Email: mailboxes with folders, threads, drafts that are sent, attachments from the mailbox's files, labels and contacts (17 tools).
-- `prove_nb.servers.filesystem`: Filesystem: a virtual file tree held in state, with users, groups, permissions, quotas, links, trash and archives (40 tools).
 - `prove_nb.servers.food_delivery`: Food delivery: restaurants with menus, diners with delivery addresses and wallets, carts, promo codes, orders that move through their states, and ratings (17 tools).
 - `prove_nb.servers.iot_devices`: Smart home: homes, rooms, typed devices, scenes, automations, device groups, firmware and energy (25 tools).
 - `prove_nb.servers.issue_tracker`: Issue tracker: projects with members, issues moving through a workflow, labels, comments, milestones and links (20 tools).
