@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .rewards import align_completion, get_reward
 from .rollout import HFPolicy, Limits, bf16_training, chat_view, load_model, rollout_batch
+from .server import World
 from .sft import ensure_logprob_kernel
 
 # %% auto #0
@@ -69,8 +70,9 @@ def make_rollout_func(tasks: list[dict], tok, limits: Limits = Limits(max_steps=
     by_id, rng = {t["id"]: t for t in tasks}, random.Random(seed)
     judged = tuple(resample_on or rewards)  # the rewards whose spread makes a group worth training on
     def play(batch, policy):
-        with worlds() if worlds else nullcontext(): trajs = rollout_batch(batch, policy, limits)
-        return trajs, score_episodes(dict.fromkeys((*rewards, *monitor, *judged)), batch, trajs, [len(task_prompt(t)) for t in batch])
+        with worlds() if worlds else nullcontext(World.for_task) as world:  # scored before the block closes its worlds
+            trajs = rollout_batch(batch, policy, limits, world=world)
+            return trajs, score_episodes(dict.fromkeys((*rewards, *monitor, *judged)), batch, trajs, [len(task_prompt(t)) for t in batch])
     def rollout_func(prompts, trainer):
         batch, G = [by_id[p[0]["task_id"]] for p in prompts], trainer.num_generations
         policy = policy_for(trainer) if policy_for else sampling_policy(trainer, tok, max_new_tokens, temperature, gen_dtype)

@@ -95,7 +95,8 @@ def gold_hash(task: dict, upto: int | None = None) -> str:
     return gold_world(task, upto).hash()
 
 def same_state(a: World, b: World) -> bool:
-    "Whether two worlds of the same servers hold the same rows (cheap when they fork the same seed states)."
+    "Whether two worlds of the same servers hold the same rows (cheap when they fork the same seed states; a world held elsewhere, such as `scale.RemoteWorld`, is compared by its canonical hash)."
+    if not (hasattr(a, "sessions") and hasattr(b, "sessions")): return a.hash() == b.hash()
     return a.sessions.keys() == b.sessions.keys() and all(not s.state.diff(b.sessions[n].state) for n, s in a.sessions.items())
 
 # %% ../nbs/07_rewards.ipynb #5f470113

@@ -104,11 +104,12 @@ def execute(world: World, call: ToolCall, visible: set) -> ToolResult:
 def system_messages(task: dict) -> list:
     return [{"role": "system", "content": task["system"]}] if task.get("system") else []
 
-def rollout_batch(tasks: list[dict], policy, limits: Limits = Limits(), progress: bool = False) -> list[Trajectory]:
-    "Play every task with `policy`, executing calls live on a fresh world per task."
+def rollout_batch(tasks: list[dict], policy, limits: Limits = Limits(), progress: bool = False,
+                  world: Callable[[dict], Any] = World.for_task) -> list[Trajectory]:
+    "Play every task with `policy`, executing calls live on a fresh world per task, `world(task)` (an in-process `World` by default)."
     from tqdm.auto import tqdm
     t0 = time.perf_counter()
-    worlds = [World.for_task(t) for t in tasks]
+    worlds = [world(t) for t in tasks]
     visible = [{f["function"]["name"] if "function" in f else f["name"] for f in t["tools"]} for t in tasks]
     trajs = [Trajectory(t["id"], system_messages(t)) for t in tasks]
     turns = [0] * len(tasks)
@@ -146,9 +147,9 @@ def rollout_batch(tasks: list[dict], policy, limits: Limits = Limits(), progress
     bar.close()
     return trajs
 
-def rollout(task: dict, policy, limits: Limits = Limits()) -> Trajectory:
-    "Play one task."
-    return rollout_batch([task], policy, limits)[0]
+def rollout(task: dict, policy, limits: Limits = Limits(), world: Callable[[dict], Any] = World.for_task) -> Trajectory:
+    "Play one task (on `world(task)`)."
+    return rollout_batch([task], policy, limits, world=world)[0]
 
 # %% ../nbs/08_rollout.ipynb #4929d78e
 SMOLLM2 = "smollm2-135m"

@@ -9,7 +9,6 @@ from contextlib import AsyncExitStack, contextmanager
 from pathlib import Path
 from typing import Callable
 
-import prove_nb.rollout as _rollout
 from .rollout import Limits, Reply, prepare_tokenizer, render_prompt, rollout_batch
 from .grpo import LORA_TARGETS, JsonlLogger, episode_reward, grpo_dataset, make_rollout_func, plot_metrics, task_prompt
 from .server import MCPToolClient, ToolResult, new_session_id, unknown_tool_error
@@ -131,17 +130,14 @@ class RemoteWorld:
 # %% ../nbs/11_scale.ipynb #d8c5b383
 @contextmanager
 def remote_worlds(pool: MCPPool):
-    "Inside this block, `rollout_batch` plays every task on fresh sessions of the shared servers."
+    "A `world` factory for `rollout_batch`: each task plays on fresh sessions of the shared servers (kept in its `opened`), all closed when the block ends."
     opened = []
-    class Remote:
-        @staticmethod
-        def for_task(task):
-            opened.append(RemoteWorld.for_task(pool, task))
-            return opened[-1]
-    saved, _rollout.World = _rollout.World, Remote
-    try: yield opened
+    def world(task: dict) -> RemoteWorld:
+        opened.append(RemoteWorld.for_task(pool, task))
+        return opened[-1]
+    world.opened = opened
+    try: yield world
     finally:
-        _rollout.World = saved
         for w in opened: w.close()
 
 # %% ../nbs/11_scale.ipynb #fa3fd7d2

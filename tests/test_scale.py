@@ -74,9 +74,9 @@ def test_train_script_check_mode():
 # ------------------------------------------------------------------------------------------ shared MCP servers
 def test_remote_rollouts_match_in_process(pool):
     tasks = [deposit_task(i, a, seed=s) for i, (a, s) in enumerate([("acc_0001", 0), ("acc_0002", 0), ("acc_0004", 0)])]
-    with remote_worlds(pool) as opened:
-        remote = rollout_batch(tasks, gold_policy())
-        sids = [w.sid for w in opened]
+    with remote_worlds(pool) as world:
+        remote = rollout_batch(tasks, gold_policy(), world=world)
+        sids = [w.sid for w in world.opened]
     local = rollout_batch(tasks, gold_policy())
     assert [t.final_hash for t in remote] == [t.final_hash for t in local] == [t["gold_state_hash"] for t in tasks]
     assert [[(c.name, c.ok, c.content) for c in t.calls] for t in remote] == [[(c.name, c.ok, c.content) for c in t.calls] for t in local]
@@ -119,8 +119,8 @@ def test_completions_policy_rollout(completions_stub, pool):
     tok = prepare_tokenizer(AutoTokenizer.from_pretrained(ROOT / "bench/tokenizer"))
     policy = CompletionsPolicy(url, "Qwen/Qwen3-4B", tok, max_new_tokens=32, temperature=0.7)
     tasks = [deposit_task(0, "acc_0001"), deposit_task(1, "acc_0002")]
-    with remote_worlds(pool):
-        trajs = rollout_batch(tasks, policy, Limits(max_steps=2, max_turns=1))
+    with remote_worlds(pool) as world:
+        trajs = rollout_batch(tasks, policy, Limits(max_steps=2, max_turns=1), world=world)
     path, body = seen[0]
     assert path == "/v1/completions" and len(body["prompt"]) == 2 and all(p.endswith("<|im_start|>assistant\n") for p in body["prompt"])
     assert (body["model"], body["max_tokens"], body["temperature"], body["stop"]) == ("Qwen/Qwen3-4B", 32, 0.7, ["<|im_end|>"])
