@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .core import ToolCall, assistant_msg
 from .evaluate import pass_k, policy_from_name
-from .rollout import Limits, execute, rollout_batch
+from .rollout import Limits, rollout_batch
 from .server import World, load_server, server_names
 from .synth.dataset import gold_call_dicts
 from .taskwriter import write_task
@@ -65,11 +65,9 @@ def manifest(tasks: list[dict], seed: int) -> dict:
             "writes": dict(Counter(gold_call_dicts(t)[-1]["name"] for t in tasks))}
 
 # %% ../nbs/15_ebench.ipynb #7180aebe
-def state_gap(task: dict, calls: list) -> dict:
-    "Where the world after `calls` (replayed) differs from the gold world: {server: {table: {added, removed, changed}}} as counts."
-    mine, gold = World.for_task(task), World.for_task(task)
-    visible = {f["function"]["name"] for f in task["tools"]}
-    for c in calls: execute(mine, c, visible)
+def state_gap(task: dict, mine: World) -> dict:
+    "Where `mine` (the world a trial played on) differs from the gold world: {server: {table: {added, removed, changed}}} as counts."
+    gold = World.for_task(task)
     for c in gold_call_dicts(task): gold.call(c["name"], c["arguments"])
     return {s: {t: {k: len(v) for k, v in d.items() if v} for t, d in diff.items()}
             for s in mine.sessions if (diff := mine.sessions[s].state.diff(gold.sessions[s].state))}
@@ -90,7 +88,7 @@ def run_ebench(policy, tasks_file, k: int = 3, out_dir=None, limits: Limits = Li
         for t, tr in zip(tasks, rollout_batch(tasks, pol, limits)):
             ok = tr.final_hash == t["gold_state_hash"]
             rows.append({"id": t["id"], "trial": trial, "success": ok, "calls": tr.n_calls, "stop": tr.stop,
-                         **({} if ok else {"state_gap": state_gap(t, [ToolCall(c.name, c.arguments) for c in tr.calls])})})
+                         **({} if ok else {"state_gap": state_gap(t, tr.world)})})
     wins = [sum(r["success"] for r in rows if r["id"] == t["id"]) for t in tasks]
     report = {"policy": getattr(pol, "name", str(policy)), "tasks": len(tasks), "k": k,
               "pass_k": {str(j): round(pass_k([(w, k) for w in wins], j), 4) for j in range(1, k + 1)},

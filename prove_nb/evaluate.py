@@ -34,7 +34,8 @@ EVAL_REWARDS = ("prove", "tier")
 
 def grade(task: dict, tr, rewards=EVAL_REWARDS) -> dict:
     "One attempt's record: success (gold final state and every answer fact), its two checks, cost, and rewards."
-    aligned = align_completion(task, tr.messages, ran=(tr.world, tr.calls) if tr.world is not None else None)  # scored as it ran
+    if tr.world is None: raise ValueError(f"task {task['id']}: grade scores an episode as it ran, and this one has no world (play it with rollout_batch)")
+    aligned = align_completion(task, tr.messages, ran=(tr.world, tr.calls))  # scored as it ran: no call runs twice
     missing = missing_facts(aligned)
     state = tr.final_hash == gold_hash(task)
     scored = {name: get_reward(name)(task, aligned) for name in rewards}

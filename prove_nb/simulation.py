@@ -394,7 +394,7 @@ def play(task: dict, policy, user: UserSimulator, tools: ToolSimulator | None = 
             break
         tr.messages.append(user_msg(said))
     else: tr.stop = "turn_limit"
-    tr.final_hash, tr.seconds = world.hash() if world is not None else "", time.perf_counter() - t0
+    tr.world, tr.final_hash, tr.seconds = world, world.hash() if world is not None else "", time.perf_counter() - t0
     return tr
 
 # %% ../nbs/14b_simulation.ipynb #0f729e7e
