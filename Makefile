@@ -69,12 +69,13 @@ bench: setup
 	$(PY) bench/env_bench.py --quick
 
 # verifiers pins mcp==2.0.0 (this project: 2.3.0), so it gets its own environment: verifiers from the registry,
-# this checkout on its path (nothing prove-env imports needs the MCP SDK), prove-env editable, uv for its chat harness.
+# this checkout on its path (nothing prove-env imports needs the MCP SDK), prove_nb's own pure-Python needs that verifiers
+# lacks (fastcore), prove-env editable, uv for its chat harness.
 VF_VENV := .venv-verifiers
 verifiers-env: $(VF_VENV)/.installed
-$(VF_VENV)/.installed: environments/prove_env/pyproject.toml
+$(VF_VENV)/.installed: environments/prove_env/pyproject.toml Makefile
 	test -x $(VF_VENV)/bin/python || python3 -m venv $(VF_VENV)
-	$(VF_VENV)/bin/pip install -q verifiers==0.4.0 uv==0.13.9
+	$(VF_VENV)/bin/pip install -q verifiers==0.4.0 uv==0.13.9 fastcore==2.2.41
 	echo "$(CURDIR)" > $$($(VF_VENV)/bin/python -c "import sysconfig; print(sysconfig.get_path('purelib'))")/prove_nb_checkout.pth
 	$(VF_VENV)/bin/pip install -q --no-deps -e environments/prove_env
 	touch $@
