@@ -3,7 +3,7 @@ after its title; the install cell carries the `colab` flag, which `tst_flags` li
 import hashlib, json, pathlib
 NBS = pathlib.Path(__file__).resolve().parents[1] / "nbs"
 URL = "https://colab.research.google.com/github/prove-nb/prove_nb/blob/main/nbs/{}"
-BADGE = "[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]({})"
+BADGE = "[![Open In Colab](images/colab-badge.svg)]({})"  # a local copy: the docs site loads nothing from other hosts
 INSTALL = '''#| colab
 # A fresh Colab runtime has none of prove_nb's packages: install them first (a minute or two).
 # CPU runtime:
