@@ -6,13 +6,10 @@ import learn_cpu
 
 def main(out: str, note: str = ""):
     out, views = Path(out), ("seen_combinations", "unseen_combinations")
-    rows = {m: {v: learn_cpu.view_metrics(json.loads(f.read_text())) | {"eval_s": None, "gen_tok_s": None}
-                for v in views if (f := out / f"eval_{m}_{v}.json").exists()} for m in ("base", "sft", "sft+grpo")}
-    for m in rows:  # timed metrics where the model's whole stage was recorded
-        if (f := out / f"stage_eval_{m}.json").exists(): rows[m] = json.loads(f.read_text())
+    rows = {m: {v: json.loads(f.read_text()) for v in views if (f := out / f"stage_eval_{m}_{v}.json").exists()} for m in ("base", "sft", "sft+grpo")}
     rows = {m: r for m, r in rows.items() if r}
     res = {"bench": "learn_cpu", "size": "full", "partial": True, "note": note, "stages": sorted(f.stem[6:] for f in out.glob("stage_*.json")),
-           "config": learn_cpu.SIZES["full"], "seconds": {f.stem[6:]: json.loads(f.read_text())["stage_s"] for f in out.glob("stage_*.json")},
+           "config": learn_cpu.SIZES["full"], "sft": json.loads((out / "stage_sft.json").read_text()), "seconds": {f.stem[6:]: json.loads(f.read_text())["stage_s"] for f in out.glob("stage_*.json")},
            "grpo_curve": {n: learn_cpu.grpo_curve(out / d / "metrics.jsonl") for n, d in (("prove+outcome", "grpo"), ("recall+outcome", "grpo_recall"))
                           if (out / d / "metrics.jsonl").exists()}}
     for v in views:
