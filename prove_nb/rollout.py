@@ -4,7 +4,7 @@
 
 # %% ../nbs/08_rollout.ipynb #4e256c96
 from __future__ import annotations
-import json, os, shutil, time
+import functools, json, os, shutil, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol
@@ -15,8 +15,9 @@ from .server import World, ToolResult
 # %% auto #0
 __all__ = ['SMOLLM2', 'Limits', 'clip_result', 'CallRecord', 'Trajectory', 'Reply', 'Policy', 'ScriptedPolicy', 'gold_reply',
            'gold_policy', 'noop_policy', 'execute', 'system_messages', 'rollout_batch', 'rollout', 'cache_dir',
-           'smollm2_path', 'prepare_tokenizer', 'load_model', 'bf16_training', 'chat_view', 'render_prompt',
-           'Generation', 'common_prefix', 'CachedLM', 'HFPolicy', 'OpenAIPolicy']
+           'smollm2_path', 'prepare_tokenizer', 'load_model', 'bf16_training', 'chat_view', 'render_prompt', 'reserve',
+           'decode_attention', 'use_decode_attention', 'Generation', 'common_prefix', 'CachedLM', 'HFPolicy',
+           'OpenAIPolicy']
 
 # %% ../nbs/08_rollout.ipynb #8606d24e
 @dataclass
@@ -228,6 +229,62 @@ def render_prompt(tok, messages: list, tools: list) -> str:
     "The model's text prompt for the next assistant message."
     return tok.apply_chat_template(chat_view(messages), tools=tools or None, add_generation_prompt=True, tokenize=False)
 
+# %% ../nbs/08_rollout.ipynb #b3d9f4e1
+@functools.cache
+def _reserved_layer_type():
+    "A `DynamicLayer` that writes new positions into room reserved ahead, copying itself only when full."
+    from transformers.cache_utils import DynamicLayer
+    class ReservedLayer(DynamicLayer):
+        def update(self, k, v, *args, **kwargs):
+            n = self.n + k.shape[-2]
+            if n > self.buf_k.shape[-2]: self.grow(2 * n)
+            self.buf_k[..., self.n:n, :], self.buf_v[..., self.n:n, :] = k, v
+            self.n, self.keys, self.values = n, self.buf_k[..., :n, :], self.buf_v[..., :n, :]
+            return self.keys, self.values
+        def grow(self, size: int):
+            B, H, _, D = self.keys.shape
+            self.buf_k, self.buf_v = self.keys.new_empty(B, H, size, D), self.values.new_empty(B, H, size, D)
+            self.buf_k[..., :self.n, :], self.buf_v[..., :self.n, :] = self.keys, self.values
+    return ReservedLayer
+
+def reserve(cache, extra: int):
+    "`cache` with every layer given room for `extra` more positions, so decoding writes in place instead of copying it."
+    def layer(keys, values):
+        l = _reserved_layer_type()()
+        l.lazy_initialization(keys, values)
+        l.n, l.keys, l.values = keys.shape[-2], keys, values
+        l.grow(l.n + extra)
+        return l
+    cache.layers = [layer(l.keys, l.values) for l in cache.layers]
+    return cache
+
+def decode_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+    "Attention for one new token per row as grouped matrix products (keys shared by each group of query heads); SDPA otherwise."
+    import torch
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+    if query.shape[2] > 1: return sdpa_attention_forward(module, query, key, value, attention_mask, scaling=scaling, dropout=dropout, **kwargs)
+    B, H, _, D = query.shape
+    s = (query.view(B, key.shape[1], -1, D) @ key.transpose(-1, -2)).float() * (scaling or D ** -0.5)
+    if attention_mask is not None:
+        m = attention_mask[..., -key.shape[-2]:]
+        s = s.masked_fill(~m, float("-inf")) if m.dtype == torch.bool else s + m
+    return (s.softmax(-1).to(value.dtype) @ value).reshape(B, 1, H, D), None
+
+@functools.cache
+def _register_decode_attention():
+    "Make `decode_attention` available to transformers as `prove_decode` (with SDPA's masks)."
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
+    AttentionInterface.register("prove_decode", decode_attention)
+    AttentionMaskInterface.register("prove_decode", sdpa_mask)
+
+def use_decode_attention(model):
+    "Switch a model on SDPA attention to `decode_attention` (the same results, faster one-token steps); others stay as they are."
+    if model.config._attn_implementation == "sdpa":
+        _register_decode_attention()
+        model.set_attn_implementation("prove_decode")
+    return model
+
 # %% ../nbs/08_rollout.ipynb #39fe33f1
 @dataclass
 class Generation:
@@ -253,7 +310,7 @@ def _take(cache, idx):
 class CachedLM:
     "Batched sampling from a causal LM that keeps each row's key/value cache: a prompt extending an earlier prompt and its reply reads only its new tokens."
     def __init__(self, model, tok, max_cache_tokens: int = 8192, min_reuse: float = 0.5):
-        self.model, self.tok, self.max_cache_tokens, self.min_reuse = model, tok, max_cache_tokens, min_reuse
+        self.model, self.tok, self.max_cache_tokens, self.min_reuse = use_decode_attention(model), tok, max_cache_tokens, min_reuse
         self.reset()
 
     def reset(self):
@@ -323,7 +380,7 @@ class CachedLM:
         self.read += sum(len(k[2]) for k in uniq); self.reused += sum(n for _, n in matches)
         logits, cache = self._prefill(ids.index_select(0, first), mask.index_select(0, first), pos.index_select(0, first), cache, torch.arange(len(uniq), device=dev))
         back = torch.tensor([uniq.index(k) for k in keys], device=dev)
-        logits, cache = logits.index_select(0, back), _take(cache, back)
+        logits, cache = logits.index_select(0, back), reserve(_take(cache, back), max_new_tokens)
         last, done = pos[:, -1].clone(), torch.zeros(B, dtype=torch.bool, device=dev)
         gens, fed = [Generation([], []) for _ in prompts], [[] for _ in prompts]
         for t in range(max_new_tokens):
