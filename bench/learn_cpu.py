@@ -40,7 +40,7 @@ from prove_nb.server import World
 
 SIZES = {
     "quick": dict(pool=400, seen=12, unseen=8, sft_tasks=24, sft_steps=6, sft_batch=4, grpo_steps=3, group=4, resample=1, recall_steps=2),
-    "full": dict(pool=3000, seen=150, unseen=100, sft_tasks=288, sft_steps=72, sft_batch=4, grpo_steps=16, group=8, resample=2, recall_steps=8),
+    "full": dict(pool=3000, seen=150, unseen=100, sft_tasks=288, sft_steps=72, sft_batch=4, grpo_steps=16, group=8, resample=4, recall_steps=8),
 }
 LIMITS = RECIPE_LIMITS
 VIEWS = ("seen_combinations", "unseen_combinations")
@@ -120,7 +120,7 @@ def main(argv=None):
     ap.add_argument("--resume", action="store_true", help="reuse the stages already recorded in the output folder")
     ap.add_argument("--sft-from", help="continue SFT from this checkpoint, which already trained on the first --sft-skip SFT conversations")
     ap.add_argument("--sft-skip", type=int, default=0, help="SFT conversations the --sft-from checkpoint already saw (one epoch, in order)")
-    for k in ("sft_steps", "grpo_steps", "recall_steps", "seen", "unseen"): ap.add_argument("--" + k.replace("_", "-"), type=int, help="override the size's value")
+    for k in ("sft_steps", "grpo_steps", "resample", "recall_steps", "seen", "unseen"): ap.add_argument("--" + k.replace("_", "-"), type=int, help="override the size's value")
     a = ap.parse_args(argv)
     size = "quick" if a.quick else "full"
     cfg = {**SIZES[size], **{k: v for k, v in vars(a).items() if k in SIZES[size] and v is not None}}
