@@ -4,12 +4,16 @@ Arms (each in its own process, so that peak memory is its own):
   generate_fp32  the engine before: `model.generate` on the re-rendered conversation at every assistant step, on the
                  float32 training weights (every step re-reads the whole prompt; a group re-reads it once per member)
   cached_fp32    `CachedLM` on the float32 weights: each row keeps its key/value cache, a group's prompt is read once
+  cached_bf16_copying  `CachedLM` on a bfloat16 copy as it was before the cache kept room for the reply: transformers'
+                 `DynamicCache` copies every layer's whole cache at each decoded token, and SDPA's CPU kernel attends the
+                 one new query (`prove_nb.rollout.reserve` and `use_decode_attention` switched off in this arm's process)
   cached_bf16    `CachedLM` on a bfloat16 copy of the weights: what `train_grpo` does by default
 Each arm plays the same tasks (TASKS tasks x GROUP samples, temperature 1, the recipe's limits) and then runs
 GRPO_STEPS GRPO steps from the same checkpoint with the same seed. Reported per arm: rollout seconds, generated
 tokens per second, prompt tokens read, GRPO seconds per step, policy tokens per second of a step, peak RSS.
 
     python bench/rollout_bench.py --model runs/learn_cpu-quick/sft/checkpoint
+    python bench/rollout_bench.py --arms cached_bf16_copying cached_bf16   # two arms; ratios against the first named
 """
 import argparse, json, os, resource, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -18,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
-ARMS = ("generate_fp32", "cached_fp32", "cached_bf16")
+ARMS = ("generate_fp32", "cached_fp32", "cached_bf16_copying", "cached_bf16")
 
 def generate_policy(model, tok, max_new_tokens, temperature):
     "The engine before `CachedLM`: `model.generate` on the whole re-rendered conversation at every step."
@@ -39,13 +43,15 @@ def arm_policy(arm, model, tok, max_new_tokens, temperature):
     import copy, torch
     from prove_nb.rollout import HFPolicy
     if arm == "generate_fp32": return generate_policy(model, tok, max_new_tokens, temperature)
-    if arm == "cached_bf16": model = copy.deepcopy(model).to(torch.bfloat16)
+    if arm.startswith("cached_bf16"): model = copy.deepcopy(model).to(torch.bfloat16)
     return HFPolicy(model.eval(), tok, max_new_tokens, temperature)
 
 def run_arm(arm: str, model_path: str, n_tasks: int, group: int, grpo_steps: int, seed: int) -> dict:
     import torch
     from prove_nb.grpo import RECIPE_LIMITS, recipe_tasks, train_grpo
+    from prove_nb import rollout
     from prove_nb.rollout import load_model, rollout_batch
+    if arm == "cached_bf16_copying": rollout.reserve, rollout.use_decode_attention = (lambda cache, extra: cache), (lambda model: model)
     tasks = recipe_tasks(300, 0, seed)["grpo"][:n_tasks]
     model, tok = load_model(model_path)
     policy = arm_policy(arm, model, tok, 64, 1.0)
@@ -77,11 +83,12 @@ def main(argv=None):
     ap.add_argument("--grpo-steps", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--arm", choices=ARMS, help="run one arm in this process and print its JSON (used by the driver)")
+    ap.add_argument("--arms", nargs="+", choices=ARMS, default=list(ARMS), help="the arms to compare, the first is the baseline")
     a = ap.parse_args(argv)
     if a.arm:
         print(json.dumps(run_arm(a.arm, a.model, a.tasks, a.group, a.grpo_steps, a.seed))); return
     rows = []
-    for arm in ARMS:
+    for arm in a.arms:
         r = subprocess.run([sys.executable, __file__, "--arm", arm, "--model", a.model, "--tasks", str(a.tasks), "--group", str(a.group),
                             "--grpo-steps", str(a.grpo_steps), "--seed", str(a.seed)], capture_output=True, text=True)
         if r.returncode: raise SystemExit(f"{arm} failed:\n{r.stderr[-3000:]}")
@@ -91,7 +98,7 @@ def main(argv=None):
     for r in rows: print(f"| {r['arm']} | " + " | ".join(str(r.get(k, "")) for k in keys) + " |")
     base = rows[0]
     for r in rows[1:]:
-        print(f"{r['arm']} vs generate_fp32: rollouts {base['rollout_s'] / r['rollout_s']:.2f}x faster"
+        print(f"{r['arm']} vs {base['arm']}: rollouts {base['rollout_s'] / r['rollout_s']:.2f}x faster"
               + (f", GRPO step {base['grpo_step_s'] / r['grpo_step_s']:.2f}x faster" if "grpo_step_s" in r else "")
               + f", prompt tokens read {r['prompt_tokens_read'] / base['prompt_tokens_read']:.2f}x, peak RSS {r['peak_rss_mb'] / base['peak_rss_mb']:.2f}x")
 

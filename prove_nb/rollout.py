@@ -264,7 +264,7 @@ def decode_attention(module, query, key, value, attention_mask, scaling=None, dr
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
     if query.shape[2] > 1: return sdpa_attention_forward(module, query, key, value, attention_mask, scaling=scaling, dropout=dropout, **kwargs)
     B, H, _, D = query.shape
-    s = (query.view(B, key.shape[1], -1, D) @ key.transpose(-1, -2)).float() * (scaling or D ** -0.5)
+    s = (query.view(B, key.shape[1], -1, D).float() @ key.float().transpose(-1, -2)) * (scaling or D ** -0.5)
     if attention_mask is not None:
         m = attention_mask[..., -key.shape[-2]:]
         s = s.masked_fill(~m, float("-inf")) if m.dtype == torch.bool else s + m
@@ -279,7 +279,7 @@ def _register_decode_attention():
     AttentionMaskInterface.register("prove_decode", sdpa_mask)
 
 def use_decode_attention(model):
-    "Switch a model on SDPA attention to `decode_attention` (the same results, faster one-token steps); others stay as they are."
+    "Switch a model on SDPA attention to `decode_attention` (the same attention, scores in float32; faster one-token steps); others stay as they are."
     if model.config._attn_implementation == "sdpa":
         _register_decode_attention()
         model.set_attn_implementation("prove_decode")
