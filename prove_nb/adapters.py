@@ -99,7 +99,7 @@ def environment_factory(tasks: list[dict]) -> dict:
 def environment_dataset(tasks: list[dict]):
     "A HF `Dataset` with the `prompt`, the JSON `task` and the `environment` (task id) of every task."
     from datasets import Dataset
-    return Dataset.from_list([{"prompt": task_prompt(t), "task": json.dumps(t), "environment": t["id"]} for t in tasks])
+    return Dataset.from_list([{"prompt": task_prompt(t), "task": json.dumps(t.to_dict()), "environment": t.id} for t in tasks])
 
 # %% ../nbs/17_adapters.ipynb #ad000011
 def score_messages(task: dict, messages: list, name: str = "prove", context: int = 0, **config) -> RewardResult:

@@ -80,8 +80,8 @@ def stage_synth(out: Path, sc: Scale) -> dict:
 
 def load_view(out: Path, view: str) -> list:
     "The tasks of one view of the demo's dataset."
-    from prove_nb.synth.dataset import load_tasks
-    by_id = {t["id"]: t for t in load_tasks(out / "data")}
+    from prove_nb.task import load_tasks
+    by_id = {t.id: t for t in load_tasks(out / "data")}
     return [by_id[i] for i in json.loads((out / "data" / "views.json").read_text())[view]]
 
 def stage_audit(out: Path, sc: Scale) -> dict:

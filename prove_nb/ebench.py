@@ -12,7 +12,6 @@ from .core import ToolCall, assistant_msg
 from .evaluate import pass_k, policy_from_name
 from .rollout import Limits, rollout_batch
 from .server import World, load_server, server_names
-from .synth.dataset import gold_call_dicts
 from .taskwriter import write_task
 
 # %% auto #0
@@ -21,7 +20,7 @@ __all__ = ['gaps', 'build_ebench', 'manifest', 'state_gap', 'run_ebench', 'guess
 # %% ../nbs/15_ebench.ipynb #7e6a84c6
 def gaps(task: dict, min_calls: int = 3) -> list[str]:
     "Why `task` is not an E-Bench task (empty: it has both gaps and ends in a verified state change)."
-    calls, text = gold_call_dicts(task), " ".join(t["user"] for t in task["turns"])
+    calls, text = task.gold_call_dicts, " ".join(t["user"] for t in task["turns"])
     why = [f"only {len(calls)} calls (tool gap needs {min_calls})"] if len(calls) < min_calls else []
     if not task.get("hidden"): why.append("no hidden value (no information gap)")
     why += [f"hidden id {h!r} appears in the user's words" for h in task.get("hidden", []) if h in text]
@@ -49,12 +48,12 @@ def build_ebench(n: int, seed: int = 0, out_dir=None, servers=None, size: str = 
         server, tid = servers[attempt % len(servers)], f"ebench-{seed}-{len(tasks):04d}"
         d = rng.choice(depths)
         t = next((t for dd in sorted({d, min(depths)}, reverse=True) if (t := write_task(server, dd, "names", 0, seed, size, rng, tid, "test"))), None)
-        key = json.dumps(gold_call_dicts(t), sort_keys=True) if t else None
+        key = json.dumps(t.gold_call_dicts, sort_keys=True) if t else None
         if t and key not in seen and not gaps(t):
             seen.add(key); tasks.append(t)
     if out_dir is not None:
         out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
-        (out / "tasks.jsonl").write_text("".join(json.dumps(t, sort_keys=True) + "\n" for t in tasks))
+        (out / "tasks.jsonl").write_text("".join(json.dumps(t.to_dict(), sort_keys=True) + "\n" for t in tasks))
         (out / "manifest.json").write_text(json.dumps(manifest(tasks, seed), indent=1, sort_keys=True) + "\n")
     return tasks
 
@@ -62,13 +61,13 @@ def manifest(tasks: list[dict], seed: int) -> dict:
     "Counts of a benchmark: tasks, per server, per depth, and per write tool."
     return {"n": len(tasks), "seed": seed, "servers": dict(Counter(t["servers"][0] for t in tasks)),
             "depth": {str(k): v for k, v in sorted(Counter(t["depth"] for t in tasks).items())},
-            "writes": dict(Counter(gold_call_dicts(t)[-1]["name"] for t in tasks))}
+            "writes": dict(Counter(t.gold_call_dicts[-1]["name"] for t in tasks))}
 
 # %% ../nbs/15_ebench.ipynb #7180aebe
 def state_gap(task: dict, mine: World) -> dict:
     "Where `mine` (the world a trial played on) differs from the gold world: {server: {table: {added, removed, changed}}} as counts."
     gold = World.for_task(task)
-    for c in gold_call_dicts(task): gold.call(c["name"], c["arguments"])
+    for c in task.gold_call_dicts: gold.call(c["name"], c["arguments"])
     return {s: {t: {k: len(v) for k, v in d.items() if v} for t, d in diff.items()}
             for s in mine.sessions if (diff := mine.sessions[s].state.diff(gold.sessions[s].state))}
 
@@ -112,5 +111,5 @@ def guess_reply(task: dict, messages: list) -> dict:
         table = next(t.name for t in srv.tables if st.get(t.name, v) is not None)
         return next(iter(st.base[table]))
     if any(m["role"] == "tool" for m in messages): return assistant_msg("Done.")
-    w = gold_call_dicts(task)[-1]
+    w = task.gold_call_dicts[-1]
     return assistant_msg("", [ToolCall(w["name"], {p: first(v) for p, v in w["arguments"].items()}, "call_0")])

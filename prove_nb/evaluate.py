@@ -194,7 +194,7 @@ def policy_from_name(name: str, temperature: float = 0.0, max_new_tokens: int = 
 
 def read_tasks(tasks) -> list:
     "Task records from a list, a `tasks.jsonl` file, or a folder holding one (as synthesis writes them)."
-    from prove_nb.synth.dataset import load_tasks
+    from prove_nb.task import load_tasks
     return load_tasks(tasks) if isinstance(tasks, (str, Path)) else list(tasks)
 
 def evaluate(tasks, policy, k: int = 3, n: int | None = None, out_dir=None, split: str | None = None, limits: Limits = EVAL_LIMITS,

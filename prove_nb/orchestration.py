@@ -12,6 +12,7 @@ from pathlib import Path
 from .core import ToolCall, assistant_msg
 from .rollout import HFPolicy, Limits, Reply, load_model, rollout_batch
 from .server import World, load_server
+from .task import Task
 from .controller import (ANSWER_NOTE, PLAN_NOTE, REACT_NOTE, Controller, Direct, Fixed, Obs, ReAct, Threshold, Utility,
                                  Weights, norm, observe, tool_kind)
 
@@ -154,7 +155,7 @@ def _t_irrelevant(rng, bank, shop):
 
 TEMPLATES = [_t_balance, _t_deposit, _t_transfer, _t_cart, _t_lock, _t_two_turns, _t_irrelevant]
 
-def _record(tid: str, servers: list, turns: list, category: str, rng) -> dict | None:
+def _record(tid: str, servers: list, turns: list, category: str, rng) -> Task | None:
     "A task record from template turns, by replaying them; None when a gold call fails."
     w, out, flat = World(servers), [], []
     for user, steps, facts in turns:
@@ -169,11 +170,11 @@ def _record(tid: str, servers: list, turns: list, category: str, rng) -> dict | 
     names = sorted(set(flat)) + rng.sample(pool, 3)
     rng.shuffle(names)
     tools = [s for n in names for s in load_server(servers[0]).schemas([n])]
-    return {"id": tid, "servers": servers, "seed": 0, "size": "small", "tools": tools, "system": SYSTEM, "turns": out,
-            "deps": [[i, i + 1] for i in range(len(flat) - 1)], "gold_state_hash": w.hash(), "depth": len(flat),
-            "category": category, "structure": "chain" if flat else "none", "split": "test"}
+    return Task(id=tid, servers=servers, seed=0, size="small", tools=tools, system=SYSTEM, turns=out,
+                deps=[[i, i + 1] for i in range(len(flat) - 1)], gold_state_hash=w.hash(), depth=len(flat),
+                category=category, structure="chain" if flat else "none", split="test")
 
-def handmade_tasks(n: int = 28, seed: int = 0) -> list[dict]:
+def handmade_tasks(n: int = 28, seed: int = 0) -> list[Task]:
     "`n` held-out tasks from the templates, in turn, drawn with `seed`."
     rng = random.Random(seed)
     bank, shop = load_server("banking").seed_state(0), load_server("shopping").seed_state(0)

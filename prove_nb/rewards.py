@@ -521,8 +521,8 @@ def read_jsonl(path) -> Iterator[tuple[int, object, str]]:
 
 def tasks_by_id(path) -> dict:
     "{id: task} of a task file or dataset folder."
-    from prove_nb.synth.dataset import load_tasks
-    return {t["id"]: t for t in load_tasks(path)}
+    from prove_nb.task import load_tasks
+    return {t.id: t for t in load_tasks(path)}
 
 def score_file(tasks_path, completions_path, reward: str = "prove", **config) -> Iterator[dict]:
     "One result row per completion line of `completions_path`, scored by `reward` against the tasks of `tasks_path`."

@@ -482,7 +482,7 @@ def curriculum_dataset(cur: Curriculum):
     def rows():
         while True:
             t = cur.sample()[0]
-            yield {"prompt": task_prompt(t), "task": json.dumps(t)}
+            yield {"prompt": task_prompt(t), "task": json.dumps(t.to_dict())}
     return IterableDataset.from_generator(rows)
 
 def curriculum_reward(cur: Curriculum, reward_fn, threshold: float = 1.0):

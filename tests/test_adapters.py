@@ -1,5 +1,6 @@
 """The TRL and verifiers adapters, run through the frameworks' own entry points on real servers and SmolLM2 (CPU)."""
 import inspect, json, os, subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from prove_nb.grpo import task_prompt
 from prove_nb.rewards import get_reward
 from prove_nb.rollout import gold_policy, rollout
 from prove_nb.server import World, load_server
-from prove_nb.synth.dataset import load_tasks
+from prove_nb.task import load_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "data" / "sample" / "tasks.jsonl"
@@ -40,7 +41,7 @@ def direct(task) -> float:
 def play_like_trl(task, messages):
     "A fresh environment after every tool call of `messages` ran as a method call, as TRL's tool loop runs them."
     env = environment_class(task)()
-    env.reset(task=json.dumps(task), prompt=task_prompt(task))
+    env.reset(task=json.dumps(task.to_dict()), prompt=task_prompt(task))
     for m in messages:
         if m["role"] == "assistant":
             for c in parse_message(m).calls: getattr(env, c.name)(**c.arguments)
@@ -61,13 +62,13 @@ def test_environment_methods_are_the_task_tools():
 def test_reset_gives_each_rollout_a_fresh_isolated_world():
     task = one_write_task()
     a, b = environment_class(task)(), environment_class(task)()
-    for e in (a, b): e.reset(task=json.dumps(task))
+    for e in (a, b): e.reset(task=json.dumps(task.to_dict()))
     seed = a.state_hash
     call = task["turns"][0]["gold"][0][0]
     first = getattr(a, call["name"])(**call["arguments"])
     assert a.state_hash != seed and b.state_hash == seed
     assert getattr(b, call["name"])(**call["arguments"]) == first  # same seed, same ids: b never saw a's write
-    a.reset(task=json.dumps(task))
+    a.reset(task=json.dumps(task.to_dict()))
     assert a.state_hash == seed
 
 def test_bad_arguments_reach_the_world_validator_like_rollout():
@@ -75,7 +76,7 @@ def test_bad_arguments_reach_the_world_validator_like_rollout():
     call = gold_steps(task)[-1][0]
     p = next(iter(call["arguments"]))
     args = {**call["arguments"], p: 12345 if isinstance(call["arguments"][p], str) else "x", "no_such_parameter": 1}
-    env = environment_class(task)(); env.reset(task=json.dumps(task))
+    env = environment_class(task)(); env.reset(task=json.dumps(task.to_dict()))
     got = getattr(env, call["name"])(**args)
     assert got.startswith("Error:") and got == World.for_task(task).call(call["name"], args).text
 
@@ -100,7 +101,7 @@ def test_a_wrong_episode_scores_below_gold_through_the_environment():
 def trim(task):
     "The task showing only the tools its gold uses: the same task, a far shorter prompt for a CPU training step."
     used = {c["name"] for turn in task["turns"] for step in turn.get("gold") or [] for c in step}
-    return {**task, "tools": [t for t in task["tools"] if t["function"]["name"] in used]}
+    return replace(task, tools=[t for t in task.tools if t["function"]["name"] in used])
 
 def test_grpo_step_environment_factory_matches_rollout_func(tmp_path):
     "One GRPOTrainer step through environment_factory and one through rollout_func, on SmolLM2, both fed the scripted gold."
