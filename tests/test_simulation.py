@@ -144,7 +144,7 @@ def test_curriculum_as_grpo_data_source(pool):
     assert json.loads(row["task"])["turns"][0]["user"] == row["prompt"][-1]["content"]
     fn = curriculum_reward(cur, lambda prompts, completions, task=None, **kw: [1.0] * len(task), threshold=0.5)
     task = pool["banking"][0][0]
-    fn([row["prompt"]] * 2, ["a", "b"], task=[json.dumps(task)] * 2)
+    fn([row["prompt"]] * 2, ["a", "b"], task=[json.dumps(task.to_dict())] * 2)
     assert cur.level["banking"] == 1 and cur.step == 1
     assert json.loads(next(it)["task"])["id"] in cur.where
 
