@@ -43,7 +43,7 @@ def test_gaps_catch_broken_tasks(bench):
     t["turns"][0]["gold"] = t["turns"][0]["gold"][-1:]
     assert any("tool gap" in g for g in gaps(t)) and any("before any read returned it" in g for g in gaps(t))
     t = Task.from_dict(json.loads(json.dumps(tasks[0].to_dict())))
-    t["gold_state_hash"] = "0" * 32
+    t.gold_state_hash = "0" * 32
     assert gaps(t) == ["the solution does not reach the recorded state"]
 
 def test_gold_passes_and_noop_fails_everything(bench, tmp_path):

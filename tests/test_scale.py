@@ -10,6 +10,7 @@ from prove_nb.rollout import Limits, gold_policy, prepare_tokenizer, rollout_bat
 from prove_nb.scale import (CompletionsPolicy, MCPPool, RemoteWorld, check_accelerate_config, chatml_tokenizer, cpu_check_config,
                             free_port, multi_gpu_args, remote_worlds, serve_http)
 from prove_nb.server import World, load_server
+from prove_nb.task import Task, save_tasks
 from prove_nb.synth.dataset import split_leaks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -17,11 +18,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 def deposit_task(i, acct, seed=0):
     w = World(["banking"], seed=seed); w.call("deposit", {"account_id": acct, "amount": 10.0 + i})
-    return {"id": f"dep-{i}", "servers": ["banking"], "seed": seed, "size": "small", "system": "You are a banking assistant.",
-            "tools": load_server("banking").schemas(["get_account", "deposit"]),
-            "turns": [{"user": f"Please deposit {10 + i} dollars into account {acct}.",
-                       "gold": [[{"name": "deposit", "arguments": {"account_id": acct, "amount": 10.0 + i}}]], "answer_facts": []}],
-            "deps": [], "gold_state_hash": w.hash(), "depth": 1, "category": "base", "split": "train"}
+    return Task(id=f"dep-{i}", servers=["banking"], seed=seed, size="small", system="You are a banking assistant.",
+                tools=load_server("banking").schemas(["get_account", "deposit"]),
+                turns=[{"user": f"Please deposit {10 + i} dollars into account {acct}.",
+                           "gold": [[{"name": "deposit", "arguments": {"account_id": acct, "amount": 10.0 + i}}]], "answer_facts": []}],
+                deps=[], gold_state_hash=w.hash(), depth=1, category="base", split="train")
 
 @pytest.fixture(scope="module")
 def pool():
@@ -177,7 +178,7 @@ def test_launch_script_three_steps(tmp_path):
     for name, text in SHIMS.items():
         (bin_ / name).write_text(text); (bin_ / name).chmod(0o755)
     data = tmp_path / "data"; data.mkdir()
-    (data / "tasks.jsonl").write_text("\n".join(json.dumps({"id": f"t{i}", "servers": s}) for i, s in enumerate([["banking"], ["payments", "banking"]])) + "\n")
+    save_tasks([Task(id=f"t{i}", servers=s) for i, s in enumerate([["banking"], ["payments", "banking"]])], data / "tasks.jsonl")
     vllm_port, mcp_port = free_port(), free_ports(2)
     env = {**os.environ, "PATH": f"{bin_}:{Path(sys.executable).parent}:{os.environ['PATH']}", "SHIM_LOG": str(tmp_path / "log"), "PYTHON": sys.executable}
     out = tmp_path / "run"
