@@ -13,6 +13,7 @@ from .grpo import task_prompt
 from .rewards import RewardResult, align_completion, get_reward
 from .rollout import ScriptedPolicy, chat_view, gold_reply
 from .server import World
+from .task import Task
 
 # %% auto #0
 __all__ = ['schema_type', 'tool_parameters', 'tool_docstring', 'dress', 'world_tools', 'ProveEnvironment', 'tool_method',
@@ -69,12 +70,12 @@ def world_tools(task: dict, world: World | None = None) -> list[Callable]:
 # %% ../nbs/17_adapters.ipynb #ad000008
 class ProveEnvironment:
     "A TRL environment over one task: `reset` opens a fresh isolated world; the task's tools are its methods (see `environment_class`)."
-    task: dict | None = None
+    task: Task | None = None
     world: World | None = None
 
-    def reset(self, task: str | dict, **row) -> None:
+    def reset(self, task: str | Task, **row) -> None:
         "Start a rollout of `task` (the dataset's JSON `task` column) on a fresh world forked from its seed."
-        self.task = json.loads(task) if isinstance(task, str) else task
+        self.task = Task.from_dict(json.loads(task)) if isinstance(task, str) else task
         self.world = World.for_task(self.task)
 
     def _call(self, name: str, arguments: dict) -> str: return self.world.call(name, arguments).text

@@ -57,7 +57,7 @@ def gold(task): return policy_messages(task, "gold")
 
 def best(name, task):
     "The most a completion can earn on `task` under reward `name` (abstention tasks pay 1)."
-    has_gold = any(t["gold"] for t in task["turns"])
+    has_gold = any(t["gold"] for t in task.turns)
     return REWARDS[name].range[1] if has_gold or name in ("tier", "outcome", "toolrl") else 1.0
 
 # --- gold earns the maximum, in every message format -------------------------------------------------------------
@@ -126,7 +126,7 @@ def test_a_stale_task_is_refused_not_misjudged():
         assert r.total == 0 and "gold_state_hash" in r.reasons[-1]
 
 def test_broken_task_scores_the_floor():
-    for name, res in score_all({"turns": "nonsense"}, gold(TASKS["chain"])).items():
+    for name, res in score_all(Task("broken", ["banking"], turns="nonsense"), gold(TASKS["chain"])).items():
         assert res.total == REWARDS[name].floor and res.reasons[0].startswith("could not score")
 
 # --- the PROVE formulas ----------------------------------------------------------------------------------------
@@ -226,7 +226,7 @@ def trl_form(msgs):
 @pytest.mark.parametrize("name", list(REWARDS))
 def test_trl_reward_function_scores_and_logs_every_component(name):
     task = TASKS["chain"]
-    prompt = [{"role": "system", "content": task["system"]}, user_msg(task["turns"][0]["user"])]
+    prompt = task.prompt
     metrics, extra = {}, {}
     fn = trl_reward(name)
     kw = dict(completion_ids=[[1], [2]], trainer_state=None, log_metric=lambda k, v: metrics.setdefault(k, v),
@@ -341,4 +341,4 @@ def test_same_state_agrees_with_the_hash(tid, policy, keep):
     task = TASKS[tid]
     msgs = policy_messages(task, policy) or gold(task)
     tr = align_completion(task, [m for m, k in zip(msgs, keep + [True] * len(msgs)) if k or m["role"] != "assistant"])
-    assert same_state(tr.world, gold_world(task)) == (tr.world.hash() == task["gold_state_hash"])
+    assert same_state(tr.world, gold_world(task)) == (tr.world.hash() == task.gold_state_hash)

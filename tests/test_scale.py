@@ -79,7 +79,7 @@ def test_remote_rollouts_match_in_process(pool):
         remote = rollout_batch(tasks, gold_policy(), world=world)
         sids = [w.sid for w in world.opened]
     local = rollout_batch(tasks, gold_policy())
-    assert [t.final_hash for t in remote] == [t.final_hash for t in local] == [t["gold_state_hash"] for t in tasks]
+    assert [t.final_hash for t in remote] == [t.final_hash for t in local] == [t.gold_state_hash for t in tasks]
     assert [[(c.name, c.ok, c.content) for c in t.calls] for t in remote] == [[(c.name, c.ok, c.content) for c in t.calls] for t in local]
     assert len(set(sids)) == len(tasks)
 
@@ -233,7 +233,7 @@ def test_learn_cpu_views_hold_out_states_and_combinations():
     assert {tool_combination(t) for t in views["seen_combinations"]} <= trained and not trained & {tool_combination(t) for t in views["unseen_combinations"]}
     held = views["seen_combinations"][:10] + views["unseen_combinations"][:10]
     trajs = rollout_batch(held, gold_policy(), RECIPE_LIMITS)  # gold completes every held-out task within the recipe's limits
-    assert all(tr.final_hash == t["gold_state_hash"] for tr, t in zip(trajs, held))
+    assert all(tr.final_hash == t.gold_state_hash for tr, t in zip(trajs, held))
 
 def test_learn_cpu_stages_are_recorded_and_resumed(tmp_path):
     "A recorded stage is read back under --resume and run again without it."
