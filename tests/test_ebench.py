@@ -16,17 +16,17 @@ def bench(tmp_path_factory):
 
 def test_every_task_has_both_gaps_and_a_change(bench):
     d, tasks = bench
-    assert len(tasks) == 24 and len({t["id"] for t in tasks}) == 24
-    assert len({t["servers"][0] for t in tasks}) == 20
+    assert len(tasks) == 24 and len({t.id for t in tasks}) == 24
+    assert len({t.servers[0] for t in tasks}) == 20
     for t in tasks:
         assert gaps(t) == []
-        calls, text = t.gold_call_dicts, " ".join(x["user"] for x in t["turns"])
-        assert len(calls) >= 3 and t["hidden"] and not any(h in text for h in t["hidden"])
-        assert load_server(t["servers"][0]).tools[calls[-1]["name"]].kind == "write"
+        calls, text = t.gold_call_dicts, " ".join(x["user"] for x in t.turns)
+        assert len(calls) >= 3 and t.hidden and not any(h in text for h in t.hidden)
+        assert load_server(t.servers[0]).tools[calls[-1]["name"]].kind == "write"
         w = World.for_task(t)
         seed_hash = w.hash()
         for c in calls: assert w.call(c["name"], c["arguments"]).ok
-        assert w.hash() == t["gold_state_hash"] != seed_hash
+        assert w.hash() == t.gold_state_hash != seed_hash
     assert json.loads((d / "manifest.json").read_text())["n"] == 24
 
 def test_build_is_reproducible(bench):
@@ -37,10 +37,10 @@ def test_build_is_reproducible(bench):
 def test_gaps_catch_broken_tasks(bench):
     _, tasks = bench
     t = Task.from_dict(json.loads(json.dumps(tasks[0].to_dict())))
-    t["turns"][0]["user"] += f" (id {t['hidden'][-1]})"
+    t.turns[0]["user"] += f" (id {t.hidden[-1]})"
     assert any("appears in the user's words" in g for g in gaps(t))
     t = Task.from_dict(json.loads(json.dumps(tasks[0].to_dict())))
-    t["turns"][0]["gold"] = t["turns"][0]["gold"][-1:]
+    t.turns[0]["gold"] = t.turns[0]["gold"][-1:]
     assert any("tool gap" in g for g in gaps(t)) and any("before any read returned it" in g for g in gaps(t))
     t = Task.from_dict(json.loads(json.dumps(tasks[0].to_dict())))
     t.gold_state_hash = "0" * 32
@@ -76,8 +76,8 @@ def test_pass_k_of_a_flaky_solver_and_state_gap(bench, tmp_path):
         def act(self, convs, tools, tasks):
             out = []
             for m, t in zip(convs, tasks):
-                if len(m) <= 2: self.trials[t["id"]] = self.trials.get(t["id"], 0) + 1
-                out.append(Reply(gold_reply(t, m) if self.trials[t["id"]] != 2 else assistant_msg("No.")))
+                if len(m) <= 2: self.trials[t.id] = self.trials.get(t.id, 0) + 1
+                out.append(Reply(gold_reply(t, m) if self.trials[t.id] != 2 else assistant_msg("No.")))
             return out
     rep = run_ebench(TwoOfThree(), d / "tasks.jsonl", k=3)
     assert rep["pass_k"] == {"1": round(2 / 3, 4), "2": round(1 / 3, 4), "3": 0.0}
@@ -85,4 +85,4 @@ def test_pass_k_of_a_flaky_solver_and_state_gap(bench, tmp_path):
     gold = World.for_task(t)
     for c in t.gold_call_dicts: gold.call(c["name"], c["arguments"])
     assert state_gap(t, gold) == {}  # the world a trial played on, read as it is (no replay)
-    assert set(state_gap(t, World.for_task(t))) == {t["servers"][0]}
+    assert set(state_gap(t, World.for_task(t))) == {t.servers[0]}
