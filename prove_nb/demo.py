@@ -74,7 +74,7 @@ def stage_synth(out: Path, sc: Scale) -> dict:
     views = recipe_tasks(sc.tasks, sc.sft_tasks)
     tasks = [t for v in VIEWS for t in views[v]]
     stats = write_dataset(tasks, out / "data", 0, time.perf_counter() - t)
-    (out / "data" / "views.json").write_text(json.dumps({v: [t["id"] for t in views[v]] for v in VIEWS}))
+    (out / "data" / "views.json").write_text(json.dumps({v: [t.id for t in views[v]] for v in VIEWS}))
     return {**{k: stats[k] for k in ("n", "executable_rate", "grounded_rate", "seconds")}, "views": {v: len(views[v]) for v in VIEWS},
             "replay": replay_tasks(tasks[:100])}
 

@@ -63,9 +63,9 @@ class Oracle:
 
     def act(self, convs, tools, tasks): return [self.reply(m, tl, t) for m, tl, t in zip(convs, tools, tasks)]
 
-    def answer(self, task: dict, obs: Obs) -> dict:
+    def answer(self, task: Task, obs: Obs) -> dict:
         "The turn's gold facts that the conversation's tool results show (as text, or as the length of a list)."
-        t, seen = task["turns"][obs.turn], norm(" ".join(m.get("content") or "" for m in obs.messages if m.get("role") == "tool"))
+        t, seen = task.turns[obs.turn], norm(" ".join(m.get("content") or "" for m in obs.messages if m.get("role") == "tool"))
         counts = {str(len(x)) for d in obs.calls for x in _lists(d.result)}
         facts = [f for f in t.get("answer_facts") or [] if norm(f) in seen or norm(f) in counts]
         if not t.get("gold"): return assistant_msg(t.get("answer") or " ".join(t.get("answer_facts") or []) or "Sorry, none of my tools can do that.")
@@ -76,14 +76,14 @@ class Oracle:
         calls = [ToolCall(g["name"], g["arguments"]) for g in step]
         return [_perturb(c, rng) if tool_kind(c.name) == "write" and rng.random() < self.noise.wrong else c for c in calls]
 
-    def reply(self, messages: list, tools: list, task: dict) -> Reply:
+    def reply(self, messages: list, tools: list, task: Task) -> Reply:
         "The next message: the next gold step, a plan or an answer, with this draw's noise."
-        key = (task["id"], len(messages))
-        rng = random.Random(f"{self.seed}|{task['id']}|{len(messages)}|{self.asked[key]}")
+        key = (task.id, len(messages))
+        rng = random.Random(f"{self.seed}|{task.id}|{len(messages)}|{self.asked[key]}")
         self.asked[key] += 1
         obs = observe([m for m in messages if m.get("content") not in (PLAN_NOTE, ANSWER_NOTE, REACT_NOTE)], tools)
         note = messages[-1].get("content") if messages[-1].get("role") == "system" else ""
-        steps = task["turns"][obs.turn].get("gold") or []
+        steps = task.turns[obs.turn].get("gold") or []
         k = steps_done(steps, obs.turn_calls)
         r_repeat, r_skip = rng.random(), rng.random()
         if not tools or note == ANSWER_NOTE or k == len(steps): msg = self.answer(task, obs)
