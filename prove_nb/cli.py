@@ -93,7 +93,7 @@ def train_tasks(data: str, split: str = "train") -> list:
     "The tasks of one split of a dataset folder or tasks file."
     from prove_nb.task import load_tasks
     tasks = load_tasks(data)
-    return [t for t in tasks if t.get("split", split) == split] or tasks
+    return [t for t in tasks if t.split in (None, split)] or tasks
 
 def resolve_model(name: str) -> str:
     "A model name, or the checkpoint inside a run folder that a previous `prove train` wrote."

@@ -101,7 +101,7 @@ def summarize(rows: list, tasks: list, k: int = 3, policy: str = "") -> dict:
             "by_depth": {str(d): depth.get(str(d), {"tasks": 0, "success": None}) for d in DEPTHS},
             "by_server": _group(rows, by_id, lambda t: t.servers),
             "by_category": _group(rows, by_id, lambda t: [t.get("category", "base")]),
-            "splits": dict(Counter(by_id[i].get("split", "?") for i in per_task)),
+            "splits": dict(Counter(by_id[i].split or "?" for i in per_task)),
             "calls_per_task": _mean(r["calls"] for r in rows), "tokens_per_task": _mean(r["tokens"] for r in rows),
             "seconds_per_task": _mean(r["seconds"] for r in rows), "rewards": rewards,
             "stops": dict(Counter(r["stop"] for r in rows)),
