@@ -9,7 +9,6 @@ from statistics import fmean
 from typing import Annotated, Callable, Literal, Union
 
 from .core import user_msg
-from .grpo import task_prompt
 from .rewards import RewardResult, align_completion, get_reward
 from .rollout import ScriptedPolicy, chat_view, gold_reply
 from .server import World
@@ -100,7 +99,7 @@ def environment_factory(tasks: list[Task]) -> dict:
 def environment_dataset(tasks: list[Task]):
     "A HF `Dataset` with the `prompt`, the JSON `task` and the `environment` (task id) of every task."
     from datasets import Dataset
-    return Dataset.from_list([{"prompt": task_prompt(t), "task": json.dumps(t.to_dict()), "environment": t.id} for t in tasks])
+    return Dataset.from_list([{"prompt": t.prompt, "task": json.dumps(t.to_dict()), "environment": t.id} for t in tasks])
 
 # %% ../nbs/17_adapters.ipynb #ad000011
 def score_messages(task: Task, messages: list, name: str = "prove", context: int = 0, **config) -> RewardResult:

@@ -16,20 +16,16 @@ from .task import Task
 
 # %% auto #0
 __all__ = ['LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'RECIPE_MAX_NEW', 'RECIPE_MICRO_BATCH',
-           'task_prompt', 'grpo_dataset', 'episode_tokens', 'sampling_policy', 'score_episodes', 'informative',
-           'make_rollout_func', 'episode_reward', 'lora_config', 'JsonlLogger', 'plot_metrics', 'reward_names',
-           'train_grpo', 'tool_combination', 'world_index', 'recipe_tasks', 'paired_gain', 'graded_gains',
-           'moving_average', 'plot_learning', 'recipe_run', 'before_after']
+           'grpo_dataset', 'episode_tokens', 'sampling_policy', 'score_episodes', 'informative', 'make_rollout_func',
+           'episode_reward', 'lora_config', 'JsonlLogger', 'plot_metrics', 'reward_names', 'train_grpo',
+           'tool_combination', 'world_index', 'recipe_tasks', 'paired_gain', 'graded_gains', 'moving_average',
+           'plot_learning', 'recipe_run', 'before_after']
 
 # %% ../nbs/10_grpo.ipynb #858b8a1a
-def task_prompt(task: Task) -> list[dict]:
-    "The opening messages of a task: its system message and first user turn."
-    return task.prompt
-
 def grpo_dataset(tasks: list[Task]):
     "A HF `Dataset` of task openings whose first message carries the task's `task_id`."
     from datasets import Dataset
-    return Dataset.from_list([{"prompt": [{**m, "task_id": t.id if i == 0 else None} for i, m in enumerate(task_prompt(t))]} for t in tasks])
+    return Dataset.from_list([{"prompt": [{**m, "task_id": t.id if i == 0 else None} for i, m in enumerate(t.prompt)]} for t in tasks])
 
 # %% ../nbs/10_grpo.ipynb #ed050569
 _ASSISTANT = re.compile(r"<\|im_start\|>assistant\n(.*?<\|im_end\|>)", re.S)
@@ -73,7 +69,7 @@ def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=
     def play(batch, policy):
         with worlds() if worlds else nullcontext(World.for_task) as world:  # scored before the block closes its worlds
             trajs = rollout_batch(batch, policy, limits, world=world)
-            return trajs, score_episodes(dict.fromkeys((*rewards, *monitor, *judged)), batch, trajs, [len(task_prompt(t)) for t in batch])
+            return trajs, score_episodes(dict.fromkeys((*rewards, *monitor, *judged)), batch, trajs, [len(t.prompt) for t in batch])
     def rollout_func(prompts, trainer):
         batch, G = [by_id[p[0]["task_id"]] for p in prompts], trainer.num_generations
         policy = policy_for(trainer) if policy_for else sampling_policy(trainer, tok, max_new_tokens, temperature, gen_dtype)
@@ -95,7 +91,7 @@ def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=
         out = {"prompt_ids": [], "completion_ids": [], "env_mask": [], "logprobs": None, "scores": scores,
                "n_calls": [tr.n_calls for tr in trajs], "group_stats": [stats] * len(batch)}
         for tr, t in zip(trajs, batch):
-            pi, ci, m = episode_tokens(tok, tr.messages, len(task_prompt(t)), t.tools, trainer.args.max_completion_length)
+            pi, ci, m = episode_tokens(tok, tr.messages, len(t.prompt), t.tools, trainer.args.max_completion_length)
             out["prompt_ids"].append(pi); out["completion_ids"].append(ci or [tok.eos_token_id]); out["env_mask"].append(m or [1])
         return out
     return rollout_func

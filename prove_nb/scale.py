@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Callable
 
 from .rollout import Limits, Reply, prepare_tokenizer, render_prompt, rollout_batch
-from .grpo import LORA_TARGETS, JsonlLogger, episode_reward, grpo_dataset, make_rollout_func, plot_metrics, task_prompt
+from .grpo import LORA_TARGETS, JsonlLogger, episode_reward, grpo_dataset, make_rollout_func, plot_metrics
 from .server import MCPToolClient, ToolResult, new_session_id, unknown_tool_error
 from .task import Task
 

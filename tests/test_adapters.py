@@ -8,7 +8,6 @@ import pytest
 from prove_nb.adapters import (environment_class, environment_dataset, environment_factory, environment_reward, gold_chat_policy,
                                gold_completion_ids, serve_streaming_policy, score_messages, task_of_messages)
 from prove_nb.core import parse_message
-from prove_nb.grpo import task_prompt
 from prove_nb.rewards import get_reward
 from prove_nb.rollout import gold_policy, rollout
 from prove_nb.server import World, load_server
@@ -41,7 +40,7 @@ def direct(task) -> float:
 def play_like_trl(task, messages):
     "A fresh environment after every tool call of `messages` ran as a method call, as TRL's tool loop runs them."
     env = environment_class(task)()
-    env.reset(task=json.dumps(task.to_dict()), prompt=task_prompt(task))
+    env.reset(task=json.dumps(task.to_dict()), prompt=task.prompt)
     for m in messages:
         if m["role"] == "assistant":
             for c in parse_message(m).calls: getattr(env, c.name)(**c.arguments)
@@ -83,7 +82,7 @@ def test_bad_arguments_reach_the_world_validator_like_rollout():
 def test_environment_reward_equals_the_library_on_every_gold_episode():
     for task in sample():
         gold = rollout(task, gold_policy()).messages
-        prompt = task_prompt(task)
+        prompt = task.prompt
         logged = {}
         got = environment_reward()([prompt], [gold[len(prompt):]], environments=[play_like_trl(task, gold)], log_metric=logged.__setitem__)
         assert got == [pytest.approx(direct(task))], task.id
@@ -91,7 +90,7 @@ def test_environment_reward_equals_the_library_on_every_gold_episode():
 
 def test_a_wrong_episode_scores_below_gold_through_the_environment():
     task = dependent_task()
-    prompt = task_prompt(task)
+    prompt = task.prompt
     wrong = [{"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": c} for c in gold_steps(task)[0]]},
              {"role": "assistant", "content": "Done."}]  # stops after the first step
     got = environment_reward()([prompt], [wrong], environments=[play_like_trl(task, wrong)])
