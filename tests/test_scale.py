@@ -16,6 +16,8 @@ from prove_nb.synth.dataset import split_leaks
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
+def records(views: dict) -> str: return json.dumps({k: [t.to_dict() for t in v] for k, v in views.items()})
+
 def deposit_task(i, acct, seed=0):
     w = World(["banking"], seed=seed); w.call("deposit", {"account_id": acct, "amount": 10.0 + i})
     return Task(id=f"dep-{i}", servers=["banking"], seed=seed, size="small", system="You are a banking assistant.",
@@ -227,7 +229,7 @@ def test_learn_cpu_views_hold_out_states_and_combinations():
     "The recipe's views: deterministic; seen combinations on unseen world seeds; unseen combinations never trained on; gold replays."
     from prove_nb.grpo import HELD_SEEDS, RECIPE_LIMITS, TRAIN_SEEDS, recipe_tasks, tool_combination, world_index
     views = recipe_tasks(300, 20, seed=3)
-    assert json.dumps(views) == json.dumps(recipe_tasks(300, 20, seed=3)) and len(views["sft"]) == 20
+    assert records(views) == records(recipe_tasks(300, 20, seed=3)) and len(views["sft"]) == 20
     trained = {tool_combination(t) for t in views["sft"] + views["grpo"]}
     assert all(world_index(t) in TRAIN_SEEDS for t in views["sft"] + views["grpo"]) and all(world_index(t) in HELD_SEEDS for t in views["seen_combinations"])
     assert {tool_combination(t) for t in views["seen_combinations"]} <= trained and not trained & {tool_combination(t) for t in views["unseen_combinations"]}

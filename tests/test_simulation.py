@@ -41,7 +41,7 @@ def test_write_task_is_live_and_gapped(server, depth, info):
 def test_write_task_is_deterministic():
     a = write_task("banking", 3, "names", 3, rng=random.Random(5), tid="x")
     b = write_task("banking", 3, "names", 3, rng=random.Random(5), tid="x")
-    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    assert json.dumps(a.to_dict(), sort_keys=True) == json.dumps(b.to_dict(), sort_keys=True)
     with pytest.raises(ValueError): write_task("banking", 3, "vague")
 
 def test_label_is_unique_and_never_an_id():
