@@ -39,7 +39,7 @@ def trl_env(tasks, reps: int = 20) -> dict:
 def verifiers_eval(tasks, rollouts: int) -> dict:
     "Wall seconds of one `vf-eval` over every one-turn sample task, `rollouts` each, and the share of rollouts with the library's reward."
     from prove_nb.rewards import get_reward
-    direct = {t["id"]: get_reward("prove")(t, rollout(t, gold_policy()).to_completion()).total for t in tasks}
+    direct = {t.id: get_reward("prove")(t, rollout(t, gold_policy()).to_completion()).total for t in tasks}
     with tempfile.TemporaryDirectory() as out, serve_streaming_policy(gold_chat_policy(tasks)) as srv:
         env = {**os.environ, "PATH": f"{VF}:{os.environ['PATH']}", "PROVE_NO_KEY": "EMPTY"}
         t0 = time.perf_counter()
@@ -58,7 +58,7 @@ if __name__ == "__main__":
     ap.add_argument("--rollouts", type=int, default=2)
     ap.add_argument("--skip-verifiers", action="store_true")
     a = ap.parse_args()
-    tasks = [t for t in load_tasks(TASKS) if len(t["turns"]) == 1]
+    tasks = [t for t in load_tasks(TASKS) if len(t.turns) == 1]
     out = {"load_start": os.getloadavg()[0], "tasks": len(tasks), "trl_env_ms": trl_env(tasks)}
     if not a.skip_verifiers and (VF / "vf-eval").exists(): out["vf_eval"] = verifiers_eval(tasks, a.rollouts)
     out["load_end"] = os.getloadavg()[0]

@@ -117,7 +117,7 @@ def handler_class(policy, tasks: dict):
         def decode_execute(self, result, has_tool_call_tag): return b.convert_to_function_call(result)
 
         def _pre_query_processing_FC(self, data, entry):
-            data.update(message=[], task=tasks.get(entry["id"], {}))
+            data.update(message=[], task=tasks.get(entry["id"]))
             return data
 
         def _compile_tools(self, data, entry):

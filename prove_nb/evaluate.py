@@ -88,7 +88,7 @@ def summarize(rows: list, tasks: list, k: int = 3, policy: str = "") -> dict:
     for r in rows: per_task[r["task"]].append(r["success"])
     counts = [(sum(s), len(s)) for s in per_task.values()]
     n = min(len(s) for s in per_task.values())
-    depth = _group(rows, by_id, lambda t: [t.get("depth")] if t.get("depth") is not None else [])
+    depth = _group(rows, by_id, lambda t: [t.depth] if t.depth is not None else [])
     rewards = {}
     for name in rows[0]["rewards"]:
         comps = defaultdict(list)
@@ -100,7 +100,7 @@ def summarize(rows: list, tasks: list, k: int = 3, policy: str = "") -> dict:
             "pass_k": {str(j): pass_k(counts, j) for j in range(1, min(k, n) + 1)},
             "by_depth": {str(d): depth.get(str(d), {"tasks": 0, "success": None}) for d in DEPTHS},
             "by_server": _group(rows, by_id, lambda t: t.servers),
-            "by_category": _group(rows, by_id, lambda t: [t.get("category", "base")]),
+            "by_category": _group(rows, by_id, lambda t: [t.category or "base"]),
             "splits": dict(Counter(by_id[i].split or "?" for i in per_task)),
             "calls_per_task": _mean(r["calls"] for r in rows), "tokens_per_task": _mean(r["tokens"] for r in rows),
             "seconds_per_task": _mean(r["seconds"] for r in rows), "rewards": rewards,
@@ -231,7 +231,7 @@ def tiny_policy(seed: int = 0, max_new_tokens: int = 16, temperature: float = 1.
 # %% ../nbs/12_eval.ipynb #5254e8a1
 def chat_completion(policy, body: dict, model: str) -> dict:
     "The OpenAI chat-completion response of `policy` to a request body."
-    rep = policy.act([body["messages"]], [body.get("tools") or []], [{}])[0]
+    rep = policy.act([body["messages"]], [body.get("tools") or []], [None])[0]
     parsed = parse_message(rep.message)
     msg = {"role": "assistant", "content": parsed.text if parsed.text or not parsed.calls else None}
     if parsed.calls: msg["tool_calls"] = [{**c.to_openai(), "id": c.id or f"call_{i}"} for i, c in enumerate(parsed.calls)]

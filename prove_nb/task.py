@@ -57,23 +57,6 @@ class Task:
         "The opening messages: the system message (when there is one) and the first user turn."
         return ([{"role": "system", "content": self.system}] if self.system else []) + [user_msg(self.turns[0]["user"])]
 
-# %% ../nbs/05b_task.ipynb #17f743a2
-def _key(task: Task, k: str):
-    if k in task.extra: return task.extra[k]
-    if k == "extra" or not hasattr(task, k) or getattr(task, k) is None: raise KeyError(k)
-    return getattr(task, k)
-
-def _get(task: Task, k: str, default=None):
-    try: return _key(task, k)
-    except KeyError: return default
-
-def _set(task: Task, k: str, v):
-    if k in {f.name for f in fields(task)} - {"extra"}: setattr(task, k, v)
-    else: task.extra[k] = v
-
-Task.__getitem__, Task.get, Task.__setitem__ = _key, _get, _set
-Task.__contains__ = lambda task, k: _get(task, k, _key) is not _key
-
 # %% ../nbs/05b_task.ipynb #51e6250d
 def load_tasks(path) -> list[Task]:
     "The tasks of a tasks.jsonl file (or of a directory containing one)."

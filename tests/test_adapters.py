@@ -116,7 +116,7 @@ def test_grpo_step_environment_factory_matches_rollout_func(tmp_path):
     def recorded(fn, path):
         def f(prompts, completions, **kw):
             out = fn(prompts, completions, **kw)
-            for p, r in zip(prompts, out): seen.setdefault(path, {}).setdefault(task_of_messages(tasks, p)["id"], []).append(r)
+            for p, r in zip(prompts, out): seen.setdefault(path, {}).setdefault(task_of_messages(tasks, p).id, []).append(r)
             return out
         f.__name__ = fn.__name__
         return f

@@ -127,7 +127,7 @@ def test_completions_policy_rollout(completions_stub, pool):
     path, body = seen[0]
     assert path == "/v1/completions" and len(body["prompt"]) == 2 and all(p.endswith("<|im_start|>assistant\n") for p in body["prompt"])
     assert (body["model"], body["max_tokens"], body["temperature"], body["stop"]) == ("Qwen/Qwen3-4B", 32, 0.7, ["<|im_end|>"])
-    assert trajs[0].final_hash == tasks[0]["gold_state_hash"] and trajs[1].final_hash != tasks[1]["gold_state_hash"]
+    assert trajs[0].final_hash == tasks[0].gold_state_hash and trajs[1].final_hash != tasks[1].gold_state_hash
     assert trajs[0].messages[2]["content"] == CALL and trajs[0].gen_tokens > 0 and trajs[0].stop == "answered"
 
 def test_chatml_tokenizer_is_prefix_preserving():
