@@ -78,7 +78,7 @@ def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=
         dead = [g for g in groups if not informative(scores[g:g + G], judged)]
         stats = {"groups": len(groups), "zero_variance": len(dead), "resampled": 0}
         for _ in range(resample):
-            fresh = [t for t in tasks if t.id not in {b["id"] for b in batch}]
+            fresh = [t for t in tasks if t.id not in {b.id for b in batch}]
             if not dead or not fresh: break
             picks = rng.sample(fresh, min(len(dead), len(fresh)))
             new_trajs, new_scores = play([t for t in picks for _ in range(G)], policy)
