@@ -10,9 +10,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from prove_nb.adapters import environment_class, environment_reward, gold_chat_policy, serve_streaming_policy
 from prove_nb.core import parse_message
-from prove_nb.grpo import task_prompt
 from prove_nb.rollout import gold_policy, rollout
-from prove_nb.synth.dataset import load_tasks
+from prove_nb.task import load_tasks
 
 TASKS = ROOT / "data" / "sample" / "tasks.jsonl"
 VF = ROOT / ".venv-verifiers" / "bin"
@@ -24,11 +23,11 @@ def trl_env(tasks, reps: int = 20) -> dict:
     reward = environment_reward()
     for task in tasks:
         gold = rollout(task, gold_policy()).messages
-        prompt = task_prompt(task)
+        prompt = task.prompt
         calls = [c for m in gold if m["role"] == "assistant" for c in parse_message(m).calls]
         for _ in range(reps):
             t0 = time.perf_counter(); env = environment_class(task)()
-            t1 = time.perf_counter(); env.reset(task=json.dumps(task))
+            t1 = time.perf_counter(); env.reset(task=json.dumps(task.to_dict()))
             t2 = time.perf_counter()
             for c in calls: getattr(env, c.name)(**c.arguments)
             t3 = time.perf_counter(); reward([prompt], [gold[len(prompt):]], environments=[env])
@@ -40,7 +39,7 @@ def trl_env(tasks, reps: int = 20) -> dict:
 def verifiers_eval(tasks, rollouts: int) -> dict:
     "Wall seconds of one `vf-eval` over every one-turn sample task, `rollouts` each, and the share of rollouts with the library's reward."
     from prove_nb.rewards import get_reward
-    direct = {t["id"]: get_reward("prove")(t, rollout(t, gold_policy()).to_completion()).total for t in tasks}
+    direct = {t.id: get_reward("prove")(t, rollout(t, gold_policy()).to_completion()).total for t in tasks}
     with tempfile.TemporaryDirectory() as out, serve_streaming_policy(gold_chat_policy(tasks)) as srv:
         env = {**os.environ, "PATH": f"{VF}:{os.environ['PATH']}", "PROVE_NO_KEY": "EMPTY"}
         t0 = time.perf_counter()
@@ -59,7 +58,7 @@ if __name__ == "__main__":
     ap.add_argument("--rollouts", type=int, default=2)
     ap.add_argument("--skip-verifiers", action="store_true")
     a = ap.parse_args()
-    tasks = [t for t in load_tasks(TASKS) if len(t["turns"]) == 1]
+    tasks = [t for t in load_tasks(TASKS) if len(t.turns) == 1]
     out = {"load_start": os.getloadavg()[0], "tasks": len(tasks), "trl_env_ms": trl_env(tasks)}
     if not a.skip_verifiers and (VF / "vf-eval").exists(): out["vf_eval"] = verifiers_eval(tasks, a.rollouts)
     out["load_end"] = os.getloadavg()[0]

@@ -77,7 +77,7 @@ def tasks(n: int = N_TASKS) -> list:
     from prove_nb.synth.config import SynthConfig
     from prove_nb.synth.dataset import synthesize
     made = synthesize(2 * n, seed=0, servers=SERVERS, depth_max=2, config=SynthConfig(tools_per_server=3, p_distractors=0.0), progress=False)
-    return [t for t in made if t["split"] == "train"][:n]
+    return [t for t in made if t.split == "train"][:n]
 
 class CountingPolicy:
     "A policy that records the seconds and generated tokens of every `act` call of the policy it wraps."

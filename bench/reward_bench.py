@@ -16,7 +16,7 @@ from prove_nb.synth.dataset import synthesize
 
 def completions(tasks: list, n: int) -> list:
     "(task, completion record) pairs: every applicable policy of every task, through JSON, cycled to `n`."
-    base = [(t, json.loads(json.dumps({"id": t["id"], "messages": m})))
+    base = [(t, json.loads(json.dumps({"id": t.id, "messages": m})))
             for t in tasks for p in POLICIES if (m := policy_messages(t, p)) is not None]
     return [base[i % len(base)] for i in range(n)], len(base)
 

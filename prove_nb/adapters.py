@@ -9,10 +9,10 @@ from statistics import fmean
 from typing import Annotated, Callable, Literal, Union
 
 from .core import user_msg
-from .grpo import task_prompt
 from .rewards import RewardResult, align_completion, get_reward
 from .rollout import ScriptedPolicy, chat_view, gold_reply
 from .server import World
+from .task import Task
 
 # %% auto #0
 __all__ = ['schema_type', 'tool_parameters', 'tool_docstring', 'dress', 'world_tools', 'ProveEnvironment', 'tool_method',
@@ -58,23 +58,23 @@ def dress(f: Callable, fn: dict, first: list = ()) -> Callable:
     f.__annotations__ = {p.name: p.annotation for p in params if p.annotation is not inspect.Parameter.empty} | {"return": str}
     return f
 
-def world_tools(task: dict, world: World | None = None) -> list[Callable]:
+def world_tools(task: Task, world: World | None = None) -> list[Callable]:
     "The task's tools as functions over one world (fresh from the task's seed unless given); each returns the tool message text."
     w = world or World.for_task(task)
     def tool(fn):
         def f(**arguments) -> str: return w.call(fn["name"], arguments).text
         return dress(f, fn)
-    return [tool(t["function"]) for t in task["tools"]]
+    return [tool(t["function"]) for t in task.tools]
 
 # %% ../nbs/17_adapters.ipynb #ad000008
 class ProveEnvironment:
     "A TRL environment over one task: `reset` opens a fresh isolated world; the task's tools are its methods (see `environment_class`)."
-    task: dict | None = None
+    task: Task | None = None
     world: World | None = None
 
-    def reset(self, task: str | dict, **row) -> None:
+    def reset(self, task: str | Task, **row) -> None:
         "Start a rollout of `task` (the dataset's JSON `task` column) on a fresh world forked from its seed."
-        self.task = json.loads(task) if isinstance(task, str) else task
+        self.task = Task.from_dict(json.loads(task)) if isinstance(task, str) else task
         self.world = World.for_task(self.task)
 
     def _call(self, name: str, arguments: dict) -> str: return self.world.call(name, arguments).text
@@ -87,22 +87,22 @@ def tool_method(fn: dict) -> Callable:
     def method(self, **arguments) -> str: return self._call(fn["name"], arguments)
     return dress(method, fn, [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)])
 
-def environment_class(task: dict) -> type:
+def environment_class(task: Task) -> type:
     "A `ProveEnvironment` subclass whose public methods, which TRL discovers as tools, are the task's tools."
-    name = "Prove_" + re.sub(r"\W", "_", str(task["id"]))
-    return type(name, (ProveEnvironment,), {t["function"]["name"]: tool_method(t["function"]) for t in task["tools"]})
+    name = "Prove_" + re.sub(r"\W", "_", str(task.id))
+    return type(name, (ProveEnvironment,), {t["function"]["name"]: tool_method(t["function"]) for t in task.tools})
 
-def environment_factory(tasks: list[dict]) -> dict:
+def environment_factory(tasks: list[Task]) -> dict:
     "TRL's `environment_factory` for `tasks`: {task id: its environment class}, routed by the dataset's `environment` column."
-    return {t["id"]: environment_class(t) for t in tasks}
+    return {t.id: environment_class(t) for t in tasks}
 
-def environment_dataset(tasks: list[dict]):
+def environment_dataset(tasks: list[Task]):
     "A HF `Dataset` with the `prompt`, the JSON `task` and the `environment` (task id) of every task."
     from datasets import Dataset
-    return Dataset.from_list([{"prompt": task_prompt(t), "task": json.dumps(t), "environment": t["id"]} for t in tasks])
+    return Dataset.from_list([{"prompt": t.prompt, "task": json.dumps(t.to_dict()), "environment": t.id} for t in tasks])
 
 # %% ../nbs/17_adapters.ipynb #ad000011
-def score_messages(task: dict, messages: list, name: str = "prove", context: int = 0, **config) -> RewardResult:
+def score_messages(task: Task, messages: list, name: str = "prove", context: int = 0, **config) -> RewardResult:
     "Reward `name` of a rollout's messages (the first `context` are history), over the task turns it reached."
     return get_reward(name, **config)(task, align_completion(task, messages, context=context, whole=False))
 
@@ -124,24 +124,24 @@ def environment_reward(name: str = "prove", **config) -> Callable:
     return reward_fn
 
 # %% ../nbs/17_adapters.ipynb #ad000015
-def task_of_messages(tasks: list[dict], messages: list) -> dict:
+def task_of_messages(tasks: list[Task], messages: list) -> Task:
     "The task whose first user turn opens `messages`."
     first = next(m["content"] for m in messages if m["role"] == "user")
-    return next(t for t in tasks if t["turns"][0]["user"] == first)
+    return next(t for t in tasks if t.turns[0]["user"] == first)
 
-def gold_chat_policy(tasks: list[dict]) -> ScriptedPolicy:
+def gold_chat_policy(tasks: list[Task]) -> ScriptedPolicy:
     "A scripted policy replying each task's gold, recognising the task from the conversation (for an endpoint that sees only messages)."
     return ScriptedPolicy(lambda _, messages: gold_reply(task_of_messages(tasks, messages), messages), "gold-chat")
 
 _TURN, _END = "<|im_start|>assistant\n", "<|im_end|>"
 
-def gold_completion_ids(tok, tasks: list[dict], prompt_ids: list) -> list[list[int]]:
+def gold_completion_ids(tok, tasks: list[Task], prompt_ids: list) -> list[list[int]]:
     "Token ids of the gold assistant message at the point each ChatML prompt has reached: a scripted generator for TRL's tool loop."
     out = []
     for ids in prompt_ids:
         text = tok.decode(ids)
-        task = next(t for t in tasks if t["turns"][0]["user"] in text)
-        msgs = [user_msg(task["turns"][0]["user"])] + [{"role": "assistant", "content": ""}] * (text.count(_TURN) - 1)
+        task = next(t for t in tasks if t.turns[0]["user"] in text)
+        msgs = [user_msg(task.turns[0]["user"])] + [{"role": "assistant", "content": ""}] * (text.count(_TURN) - 1)
         full = tok.apply_chat_template(chat_view(msgs[:1] + [gold_reply(task, msgs)]), tokenize=False)
         body = full[full.rindex(_TURN) + len(_TURN):]
         out.append(tok(body[:body.index(_END) + len(_END)], add_special_tokens=False)["input_ids"])

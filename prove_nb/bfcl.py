@@ -11,6 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from .core import assistant_msg, parse_message
+from .task import Task
 
 # %% auto #0
 __all__ = ['VENDOR_SDKS', 'CATEGORIES', 'INSTALL', 'bfcl', 'method_params', 'gold_call', 'bfcl_task', 'handler_class', 'run_bfcl']
@@ -94,12 +95,12 @@ def gold_call(text: str, params: dict) -> dict:
     args = {params[name][i]: ast.literal_eval(a) for i, a in enumerate(node.args)}
     return {"name": name, "arguments": {**args, **{k.arg: ast.literal_eval(k.value) for k in node.keywords}}}
 
-def bfcl_task(entry: dict, ground_truth: list) -> dict:
+def bfcl_task(entry: dict, ground_truth: list) -> Task:
     "A task record for a BFCL entry: one turn per BFCL turn, its ground truth as one step of calls."
     params = method_params(entry["involved_classes"])
     turns = [{"user": q[0]["content"] if q else "", "gold": [[gold_call(s, params) for s in calls]] if calls else [], "answer_facts": []}
              for q, calls in zip(entry["question"], ground_truth)]
-    return {"id": entry["id"], "servers": [], "tools": [], "turns": turns}
+    return Task(id=entry["id"], servers=[], tools=[], turns=turns)
 
 # %% ../nbs/12b_bfcl.ipynb #9909ce8b
 def handler_class(policy, tasks: dict):
@@ -116,7 +117,7 @@ def handler_class(policy, tasks: dict):
         def decode_execute(self, result, has_tool_call_tag): return b.convert_to_function_call(result)
 
         def _pre_query_processing_FC(self, data, entry):
-            data.update(message=[], task=tasks.get(entry["id"], {}))
+            data.update(message=[], task=tasks.get(entry["id"]))
             return data
 
         def _compile_tools(self, data, entry):

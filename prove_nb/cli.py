@@ -74,7 +74,8 @@ def cmd_synth(args):
     print(json.dumps(stats))
 
 def cmd_replay(args):
-    from prove_nb.synth.dataset import load_tasks, replay_tasks
+    from prove_nb.synth.dataset import replay_tasks
+    from prove_nb.task import load_tasks
     res = replay_tasks(load_tasks(args.tasks))
     print(json.dumps(res) if args.json else "\n".join(f"{k}: {v}" for k, v in res.items()))
 
@@ -90,9 +91,9 @@ def cmd_score(args):
 # %% ../nbs/99_cli.ipynb #3e7e4ca2
 def train_tasks(data: str, split: str = "train") -> list:
     "The tasks of one split of a dataset folder or tasks file."
-    from prove_nb.synth.dataset import load_tasks
+    from prove_nb.task import load_tasks
     tasks = load_tasks(data)
-    return [t for t in tasks if t.get("split", split) == split] or tasks
+    return [t for t in tasks if t.split in (None, split)] or tasks
 
 def resolve_model(name: str) -> str:
     "A model name, or the checkpoint inside a run folder that a previous `prove train` wrote."

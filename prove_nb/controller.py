@@ -422,7 +422,7 @@ class Controller:
 
     def episode(self, messages: list, task: dict) -> Episode:
         ep = self._eps.get(id(messages))
-        if ep is None or ep.messages is not messages: ep = self._eps[id(messages)] = Episode(task.get("id", ""), messages)
+        if ep is None or ep.messages is not messages: ep = self._eps[id(messages)] = Episode(task.id if task else "", messages)
         return ep
 
     def sample(self, convs, tools, tasks, k: int | None = None, note: str = "", hide_tools: bool = False) -> list:

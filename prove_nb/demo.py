@@ -74,14 +74,14 @@ def stage_synth(out: Path, sc: Scale) -> dict:
     views = recipe_tasks(sc.tasks, sc.sft_tasks)
     tasks = [t for v in VIEWS for t in views[v]]
     stats = write_dataset(tasks, out / "data", 0, time.perf_counter() - t)
-    (out / "data" / "views.json").write_text(json.dumps({v: [t["id"] for t in views[v]] for v in VIEWS}))
+    (out / "data" / "views.json").write_text(json.dumps({v: [t.id for t in views[v]] for v in VIEWS}))
     return {**{k: stats[k] for k in ("n", "executable_rate", "grounded_rate", "seconds")}, "views": {v: len(views[v]) for v in VIEWS},
             "replay": replay_tasks(tasks[:100])}
 
 def load_view(out: Path, view: str) -> list:
     "The tasks of one view of the demo's dataset."
-    from prove_nb.synth.dataset import load_tasks
-    by_id = {t["id"]: t for t in load_tasks(out / "data")}
+    from prove_nb.task import load_tasks
+    by_id = {t.id: t for t in load_tasks(out / "data")}
     return [by_id[i] for i in json.loads((out / "data" / "views.json").read_text())[view]]
 
 def stage_audit(out: Path, sc: Scale) -> dict:

@@ -12,31 +12,31 @@ from .core import ToolCall, assistant_msg
 from .evaluate import pass_k, policy_from_name
 from .rollout import Limits, rollout_batch
 from .server import World, load_server, server_names
-from .synth.dataset import gold_call_dicts
+from .task import Task, load_tasks
 from .taskwriter import write_task
 
 # %% auto #0
 __all__ = ['gaps', 'build_ebench', 'manifest', 'state_gap', 'run_ebench', 'guess_reply']
 
 # %% ../nbs/15_ebench.ipynb #7e6a84c6
-def gaps(task: dict, min_calls: int = 3) -> list[str]:
+def gaps(task: Task, min_calls: int = 3) -> list[str]:
     "Why `task` is not an E-Bench task (empty: it has both gaps and ends in a verified state change)."
-    calls, text = gold_call_dicts(task), " ".join(t["user"] for t in task["turns"])
+    calls, text = task.gold_call_dicts, " ".join(t["user"] for t in task.turns)
     why = [f"only {len(calls)} calls (tool gap needs {min_calls})"] if len(calls) < min_calls else []
-    if not task.get("hidden"): why.append("no hidden value (no information gap)")
-    why += [f"hidden id {h!r} appears in the user's words" for h in task.get("hidden", []) if h in text]
+    if not task.hidden: why.append("no hidden value (no information gap)")
+    why += [f"hidden id {h!r} appears in the user's words" for h in task.hidden or [] if h in text]
     w = World.for_task(task)
     seed_hash, shown = w.hash(), ""
     for i, c in enumerate(calls):
-        for h in task.get("hidden", []):
+        for h in task.hidden or []:
             if h in json.dumps(c["arguments"]) and h not in shown: why.append(f"call {i} uses {h!r} before any read returned it")
         r = w.call(c["name"], c["arguments"])
         if not r.ok: why.append(f"gold call {i} ({c['name']}) fails: {r.error}")
         shown += r.text
-    spec = load_server(task["servers"][0]).tools.get(calls[-1]["name"]) if calls else None
+    spec = load_server(task.servers[0]).tools.get(calls[-1]["name"]) if calls else None
     if spec is None or spec.kind != "write": why.append("the last call does not change state")
     if w.hash() == seed_hash: why.append("the solution changes nothing")
-    if w.hash() != task["gold_state_hash"]: why.append("the solution does not reach the recorded state")
+    if w.hash() != task.gold_state_hash: why.append("the solution does not reach the recorded state")
     return why
 
 # %% ../nbs/15_ebench.ipynb #60d98bed
@@ -49,26 +49,26 @@ def build_ebench(n: int, seed: int = 0, out_dir=None, servers=None, size: str = 
         server, tid = servers[attempt % len(servers)], f"ebench-{seed}-{len(tasks):04d}"
         d = rng.choice(depths)
         t = next((t for dd in sorted({d, min(depths)}, reverse=True) if (t := write_task(server, dd, "names", 0, seed, size, rng, tid, "test"))), None)
-        key = json.dumps(gold_call_dicts(t), sort_keys=True) if t else None
+        key = json.dumps(t.gold_call_dicts, sort_keys=True) if t else None
         if t and key not in seen and not gaps(t):
             seen.add(key); tasks.append(t)
     if out_dir is not None:
         out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
-        (out / "tasks.jsonl").write_text("".join(json.dumps(t, sort_keys=True) + "\n" for t in tasks))
+        (out / "tasks.jsonl").write_text("".join(json.dumps(t.to_dict(), sort_keys=True) + "\n" for t in tasks))
         (out / "manifest.json").write_text(json.dumps(manifest(tasks, seed), indent=1, sort_keys=True) + "\n")
     return tasks
 
 def manifest(tasks: list[dict], seed: int) -> dict:
     "Counts of a benchmark: tasks, per server, per depth, and per write tool."
-    return {"n": len(tasks), "seed": seed, "servers": dict(Counter(t["servers"][0] for t in tasks)),
-            "depth": {str(k): v for k, v in sorted(Counter(t["depth"] for t in tasks).items())},
-            "writes": dict(Counter(gold_call_dicts(t)[-1]["name"] for t in tasks))}
+    return {"n": len(tasks), "seed": seed, "servers": dict(Counter(t.servers[0] for t in tasks)),
+            "depth": {str(k): v for k, v in sorted(Counter(t.depth for t in tasks).items())},
+            "writes": dict(Counter(t.gold_call_dicts[-1]["name"] for t in tasks))}
 
 # %% ../nbs/15_ebench.ipynb #7180aebe
-def state_gap(task: dict, mine: World) -> dict:
+def state_gap(task: Task, mine: World) -> dict:
     "Where `mine` (the world a trial played on) differs from the gold world: {server: {table: {added, removed, changed}}} as counts."
     gold = World.for_task(task)
-    for c in gold_call_dicts(task): gold.call(c["name"], c["arguments"])
+    for c in task.gold_call_dicts: gold.call(c["name"], c["arguments"])
     return {s: {t: {k: len(v) for k, v in d.items() if v} for t, d in diff.items()}
             for s in mine.sessions if (diff := mine.sessions[s].state.diff(gold.sessions[s].state))}
 
@@ -81,19 +81,19 @@ def _by(tasks: list, wins: list, key) -> dict:
 def run_ebench(policy, tasks_file, k: int = 3, out_dir=None, limits: Limits = Limits(max_steps=8, max_turns=1),
                temperature: float = 0.7, max_new_tokens: int = 256) -> dict:
     "Play every task of `tasks_file` `k` times with `policy`; grade by final state; return (and write) the Pass^1..Pass^k report."
-    tasks = [json.loads(l) for l in Path(tasks_file).read_text().splitlines() if l.strip()]
+    tasks = load_tasks(tasks_file)
     pol = policy_from_name(policy, temperature, max_new_tokens) if isinstance(policy, str) else policy
     t0, rows = time.perf_counter(), []
     for trial in range(k):
         for t, tr in zip(tasks, rollout_batch(tasks, pol, limits)):
-            ok = tr.final_hash == t["gold_state_hash"]
-            rows.append({"id": t["id"], "trial": trial, "success": ok, "calls": tr.n_calls, "stop": tr.stop,
+            ok = tr.final_hash == t.gold_state_hash
+            rows.append({"id": t.id, "trial": trial, "success": ok, "calls": tr.n_calls, "stop": tr.stop,
                          **({} if ok else {"state_gap": state_gap(t, tr.world)})})
-    wins = [sum(r["success"] for r in rows if r["id"] == t["id"]) for t in tasks]
+    wins = [sum(r["success"] for r in rows if r["id"] == t.id) for t in tasks]
     report = {"policy": getattr(pol, "name", str(policy)), "tasks": len(tasks), "k": k,
               "pass_k": {str(j): round(pass_k([(w, k) for w in wins], j), 4) for j in range(1, k + 1)},
-              "by_server": _by(tasks, [w / k for w in wins], lambda t: t["servers"][0]),
-              "by_depth": _by(tasks, [w / k for w in wins], lambda t: t["depth"]),
+              "by_server": _by(tasks, [w / k for w in wins], lambda t: t.servers[0]),
+              "by_depth": _by(tasks, [w / k for w in wins], lambda t: t.depth),
               "mean_calls": round(sum(r["calls"] for r in rows) / max(len(rows), 1), 3),
               "seconds": round(time.perf_counter() - t0, 2)}
     if out_dir is not None:
@@ -103,14 +103,14 @@ def run_ebench(policy, tasks_file, k: int = 3, out_dir=None, limits: Limits = Li
     return report
 
 # %% ../nbs/15_ebench.ipynb #1f8751c9
-def guess_reply(task: dict, messages: list) -> dict:
+def guess_reply(task: Task, messages: list) -> dict:
     "The gold change made without discovery: hidden ids replaced by the first id of the same table."
-    srv = load_server(task["servers"][0])
-    st = srv.seed_state(task["seed"], task["size"])
+    srv = load_server(task.servers[0])
+    st = srv.seed_state(task.seed, task.size)
     def first(v):
-        if v not in task["hidden"]: return v
+        if v not in task.hidden: return v
         table = next(t.name for t in srv.tables if st.get(t.name, v) is not None)
         return next(iter(st.base[table]))
     if any(m["role"] == "tool" for m in messages): return assistant_msg("Done.")
-    w = gold_call_dicts(task)[-1]
+    w = task.gold_call_dicts[-1]
     return assistant_msg("", [ToolCall(w["name"], {p: first(v) for p, v in w["arguments"].items()}, "call_0")])

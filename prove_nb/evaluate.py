@@ -11,6 +11,7 @@ from pathlib import Path
 from .core import parse_message
 from .rewards import align_completion, get_reward, gold_hash, missing_facts
 from .rollout import SMOLLM2, HFPolicy, Limits, OpenAIPolicy, gold_policy, load_model, noop_policy, rollout_batch
+from .task import Task
 
 # %% auto #0
 __all__ = ['EVAL_REWARDS', 'EVAL_LIMITS', 'DEPTHS', 'pass_hat_k', 'pass_k', 'grade', 'run_trials', 'summarize', 'report_markdown',
@@ -32,14 +33,14 @@ def pass_k(counts: list, k: int) -> float:
 # %% ../nbs/12_eval.ipynb #55b62750
 EVAL_REWARDS = ("prove", "tier")
 
-def grade(task: dict, tr, rewards=EVAL_REWARDS) -> dict:
+def grade(task: Task, tr, rewards=EVAL_REWARDS) -> dict:
     "One attempt's record: success (gold final state and every answer fact), its two checks, cost, and rewards."
-    if tr.world is None: raise ValueError(f"task {task['id']}: grade scores an episode as it ran, and this one has no world (play it with rollout_batch)")
+    if tr.world is None: raise ValueError(f"task {task.id}: grade scores an episode as it ran, and this one has no world (play it with rollout_batch)")
     aligned = align_completion(task, tr.messages, ran=(tr.world, tr.calls))  # scored as it ran: no call runs twice
     missing = missing_facts(aligned)
     state = tr.final_hash == gold_hash(task)
     scored = {name: get_reward(name)(task, aligned) for name in rewards}
-    return {"task": task["id"], "success": state and not missing, "state": state, "facts": not missing,
+    return {"task": task.id, "success": state and not missing, "state": state, "facts": not missing,
             "calls": tr.n_calls, "tokens": tr.gen_tokens, "stop": tr.stop, "missing": missing,
             "rewards": {n: r.total for n, r in scored.items()}, "components": {n: r.components for n, r in scored.items()}}
 
@@ -82,12 +83,12 @@ def _group(rows: list, tasks: dict, key) -> dict:
 
 def summarize(rows: list, tasks: list, k: int = 3, policy: str = "") -> dict:
     "The report of a set of graded attempts: success, pass^k, strata, cost, rewards and stop reasons."
-    by_id = {t["id"]: t for t in tasks}
+    by_id = {t.id: t for t in tasks}
     per_task = defaultdict(list)
     for r in rows: per_task[r["task"]].append(r["success"])
     counts = [(sum(s), len(s)) for s in per_task.values()]
     n = min(len(s) for s in per_task.values())
-    depth = _group(rows, by_id, lambda t: [t.get("depth")] if t.get("depth") is not None else [])
+    depth = _group(rows, by_id, lambda t: [t.depth] if t.depth is not None else [])
     rewards = {}
     for name in rows[0]["rewards"]:
         comps = defaultdict(list)
@@ -98,9 +99,9 @@ def summarize(rows: list, tasks: list, k: int = 3, policy: str = "") -> dict:
             "success": _mean(r["success"] for r in rows), "state": _mean(r["state"] for r in rows), "facts": _mean(r["facts"] for r in rows),
             "pass_k": {str(j): pass_k(counts, j) for j in range(1, min(k, n) + 1)},
             "by_depth": {str(d): depth.get(str(d), {"tasks": 0, "success": None}) for d in DEPTHS},
-            "by_server": _group(rows, by_id, lambda t: t["servers"]),
-            "by_category": _group(rows, by_id, lambda t: [t.get("category", "base")]),
-            "splits": dict(Counter(by_id[i].get("split", "?") for i in per_task)),
+            "by_server": _group(rows, by_id, lambda t: t.servers),
+            "by_category": _group(rows, by_id, lambda t: [t.category or "base"]),
+            "splits": dict(Counter(by_id[i].split or "?" for i in per_task)),
             "calls_per_task": _mean(r["calls"] for r in rows), "tokens_per_task": _mean(r["tokens"] for r in rows),
             "seconds_per_task": _mean(r["seconds"] for r in rows), "rewards": rewards,
             "stops": dict(Counter(r["stop"] for r in rows)),
@@ -194,13 +195,13 @@ def policy_from_name(name: str, temperature: float = 0.0, max_new_tokens: int = 
 
 def read_tasks(tasks) -> list:
     "Task records from a list, a `tasks.jsonl` file, or a folder holding one (as synthesis writes them)."
-    from prove_nb.synth.dataset import load_tasks
+    from prove_nb.task import load_tasks
     return load_tasks(tasks) if isinstance(tasks, (str, Path)) else list(tasks)
 
 def evaluate(tasks, policy, k: int = 3, n: int | None = None, out_dir=None, split: str | None = None, limits: Limits = EVAL_LIMITS,
              rewards=EVAL_REWARDS, batch_size: int = 16, seed: int = 0, progress: bool = False) -> dict:
     "Play `policy` `n` (default `k`) times on every task (of `split`); the report, also written to `out_dir`."
-    tasks = [t for t in read_tasks(tasks) if split is None or t.get("split") == split]
+    tasks = [t for t in read_tasks(tasks) if split is None or t.split == split]
     if not tasks: raise ValueError(f"no tasks{f' in split {split!r}' if split else ''}")
     policy = policy_from_name(policy) if isinstance(policy, str) else policy
     n = n or k
@@ -230,7 +231,7 @@ def tiny_policy(seed: int = 0, max_new_tokens: int = 16, temperature: float = 1.
 # %% ../nbs/12_eval.ipynb #5254e8a1
 def chat_completion(policy, body: dict, model: str) -> dict:
     "The OpenAI chat-completion response of `policy` to a request body."
-    rep = policy.act([body["messages"]], [body.get("tools") or []], [{}])[0]
+    rep = policy.act([body["messages"]], [body.get("tools") or []], [None])[0]
     parsed = parse_message(rep.message)
     msg = {"role": "assistant", "content": parsed.text if parsed.text or not parsed.calls else None}
     if parsed.calls: msg["tool_calls"] = [{**c.to_openai(), "id": c.id or f"call_{i}"} for i, c in enumerate(parsed.calls)]

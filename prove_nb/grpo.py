@@ -12,23 +12,20 @@ from .rewards import align_completion, get_reward
 from .rollout import HFPolicy, Limits, bf16_training, chat_view, load_model, rollout_batch
 from .server import World
 from .sft import ensure_logprob_kernel
+from .task import Task
 
 # %% auto #0
 __all__ = ['LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'RECIPE_MAX_NEW', 'RECIPE_MICRO_BATCH',
-           'task_prompt', 'grpo_dataset', 'episode_tokens', 'sampling_policy', 'score_episodes', 'informative',
-           'make_rollout_func', 'episode_reward', 'lora_config', 'JsonlLogger', 'plot_metrics', 'reward_names',
-           'train_grpo', 'tool_combination', 'world_index', 'recipe_tasks', 'paired_gain', 'graded_gains',
-           'moving_average', 'plot_learning', 'recipe_run', 'before_after']
+           'grpo_dataset', 'episode_tokens', 'sampling_policy', 'score_episodes', 'informative', 'make_rollout_func',
+           'episode_reward', 'lora_config', 'JsonlLogger', 'plot_metrics', 'reward_names', 'train_grpo',
+           'tool_combination', 'world_index', 'recipe_tasks', 'paired_gain', 'graded_gains', 'moving_average',
+           'plot_learning', 'recipe_run', 'before_after']
 
 # %% ../nbs/10_grpo.ipynb #858b8a1a
-def task_prompt(task: dict) -> list[dict]:
-    "The opening messages of a task: its system message and first user turn."
-    return ([{"role": "system", "content": task["system"]}] if task.get("system") else []) + [{"role": "user", "content": task["turns"][0]["user"]}]
-
-def grpo_dataset(tasks: list[dict]):
+def grpo_dataset(tasks: list[Task]):
     "A HF `Dataset` of task openings whose first message carries the task's `task_id`."
     from datasets import Dataset
-    return Dataset.from_list([{"prompt": [{**m, "task_id": t["id"] if i == 0 else None} for i, m in enumerate(task_prompt(t))]} for t in tasks])
+    return Dataset.from_list([{"prompt": [{**m, "task_id": t.id if i == 0 else None} for i, m in enumerate(t.prompt)]} for t in tasks])
 
 # %% ../nbs/10_grpo.ipynb #ed050569
 _ASSISTANT = re.compile(r"<\|im_start\|>assistant\n(.*?<\|im_end\|>)", re.S)
@@ -53,7 +50,7 @@ def sampling_policy(trainer, tok, max_new_tokens: int, temperature: float, dtype
     if dtype: model = copy.deepcopy(model).to(getattr(torch, dtype)).eval()
     return HFPolicy(model, tok, max_new_tokens, temperature)
 
-def score_episodes(rewards, tasks: list[dict], trajs: list, n_prompt: list) -> list[dict]:
+def score_episodes(rewards, tasks: list[Task], trajs: list, n_prompt: list) -> list[dict]:
     "{reward name: RewardResult} for each played episode, scored on the calls as they ran."
     return [{n: get_reward(n)(t, align_completion(t, tr.messages, context=k, whole=False, ran=(tr.world, tr.calls))) for n in rewards}
             for t, tr, k in zip(tasks, trajs, n_prompt)]
@@ -63,16 +60,16 @@ def informative(scores: list[dict], trained) -> bool:
     return len({round(sum(s[n].total for n in trained), 9) for s in scores}) > 1
 
 # %% ../nbs/10_grpo.ipynb #58e69688
-def make_rollout_func(tasks: list[dict], tok, limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128,
+def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128,
                       temperature: float = 1.0, rewards=("prove",), resample: int = 0, seed: int = 0, policy_for=None, worlds=None,
                       gen_dtype: str | None = "bfloat16", monitor=(), resample_on=None):
     "A TRL `rollout_func` that plays tasks live, scores them as they ran (`rewards`, and `monitor` ones only logged), and returns tokens, env masks and the scores."
-    by_id, rng = {t["id"]: t for t in tasks}, random.Random(seed)
+    by_id, rng = {t.id: t for t in tasks}, random.Random(seed)
     judged = tuple(resample_on or rewards)  # the rewards whose spread makes a group worth training on
     def play(batch, policy):
         with worlds() if worlds else nullcontext(World.for_task) as world:  # scored before the block closes its worlds
             trajs = rollout_batch(batch, policy, limits, world=world)
-            return trajs, score_episodes(dict.fromkeys((*rewards, *monitor, *judged)), batch, trajs, [len(task_prompt(t)) for t in batch])
+            return trajs, score_episodes(dict.fromkeys((*rewards, *monitor, *judged)), batch, trajs, [len(t.prompt) for t in batch])
     def rollout_func(prompts, trainer):
         batch, G = [by_id[p[0]["task_id"]] for p in prompts], trainer.num_generations
         policy = policy_for(trainer) if policy_for else sampling_policy(trainer, tok, max_new_tokens, temperature, gen_dtype)
@@ -81,7 +78,7 @@ def make_rollout_func(tasks: list[dict], tok, limits: Limits = Limits(max_steps=
         dead = [g for g in groups if not informative(scores[g:g + G], judged)]
         stats = {"groups": len(groups), "zero_variance": len(dead), "resampled": 0}
         for _ in range(resample):
-            fresh = [t for t in tasks if t["id"] not in {b["id"] for b in batch}]
+            fresh = [t for t in tasks if t.id not in {b.id for b in batch}]
             if not dead or not fresh: break
             picks = rng.sample(fresh, min(len(dead), len(fresh)))
             new_trajs, new_scores = play([t for t in picks for _ in range(G)], policy)
@@ -94,7 +91,7 @@ def make_rollout_func(tasks: list[dict], tok, limits: Limits = Limits(max_steps=
         out = {"prompt_ids": [], "completion_ids": [], "env_mask": [], "logprobs": None, "scores": scores,
                "n_calls": [tr.n_calls for tr in trajs], "group_stats": [stats] * len(batch)}
         for tr, t in zip(trajs, batch):
-            pi, ci, m = episode_tokens(tok, tr.messages, len(task_prompt(t)), t["tools"], trainer.args.max_completion_length)
+            pi, ci, m = episode_tokens(tok, tr.messages, len(t.prompt), t.tools, trainer.args.max_completion_length)
             out["prompt_ids"].append(pi); out["completion_ids"].append(ci or [tok.eos_token_id]); out["env_mask"].append(m or [1])
         return out
     return rollout_func
@@ -152,7 +149,7 @@ def reward_names(reward: str) -> tuple:
         except KeyError as e: raise ValueError(e.args[0]) from None
     return names
 
-def train_grpo(tasks: list[dict], out_dir: str, model: str = "smollm2-135m", steps: int = 10, reward: str = "prove",
+def train_grpo(tasks: list[Task], out_dir: str, model: str = "smollm2-135m", steps: int = 10, reward: str = "prove",
                group: int = 4, batch_size: int = 4, lr: float = 1e-6, beta: float = 0.01, loss_type: str = "dapo",
                limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128, max_completion: int = 1024,
                temperature: float = 1.0, lora_rank: int | None = None, seed: int = 0, resample: int = 0,
@@ -191,26 +188,26 @@ RECIPE_LIMITS = Limits(max_steps=3, max_turns=1, max_result_chars=1500)  # train
 RECIPE_MAX_NEW = 128  # new tokens a step: 13% of the recipe's gold tool calls are longer than 60 tokens
 RECIPE_MICRO_BATCH = 2  # episodes per backward pass: a group of 8 episodes in one pass reached 24 GB and was OOM-killed
 
-def tool_combination(task: dict) -> tuple:
+def tool_combination(task: Task) -> tuple:
     "The sorted names of the tools a task's gold calls use."
-    return tuple(sorted({c["name"] for t in task["turns"] for s in t["gold"] or [] for c in s}))
+    return tuple(sorted({c["name"] for t in task.turns for s in t["gold"] or [] for c in s}))
 
-def world_index(task: dict) -> int:
+def world_index(task: Task) -> int:
     "Which of its synthesis run's world seeds a task plays on (synthesis seed s uses worlds 8s .. 8s+7)."
     from prove_nb.synth.config import SynthConfig
-    return task["seed"] % SynthConfig.world_seeds
+    return task.seed % SynthConfig.world_seeds
 
 def recipe_tasks(n: int, n_sft: int, seed: int = 0) -> dict:
     "SFT and GRPO tasks (world seeds 0-5 of the run) and the two held-out views, from one synthesis of `n` short tasks."
     from prove_nb.synth.config import SynthConfig
     from prove_nb.synth.dataset import synthesize
     tasks = synthesize(n, seed=seed, depth_min=1, depth_max=2, config=SynthConfig(**RECIPE_SYNTH), progress=False)
-    train = [t for t in tasks if t["split"] == "train" and world_index(t) in TRAIN_SEEDS]
+    train = [t for t in tasks if t.split == "train" and world_index(t) in TRAIN_SEEDS]
     random.Random(seed).shuffle(train)
     trained = {tool_combination(t) for t in train}
     return {"sft": train[:n_sft], "grpo": train[n_sft:],
-            "seen_combinations": [t for t in tasks if t["split"] == "train" and world_index(t) in HELD_SEEDS and tool_combination(t) in trained],
-            "unseen_combinations": [t for t in tasks if t["split"] == "test"]}
+            "seen_combinations": [t for t in tasks if t.split == "train" and world_index(t) in HELD_SEEDS and tool_combination(t) in trained],
+            "unseen_combinations": [t for t in tasks if t.split == "test"]}
 
 # %% ../nbs/10_grpo.ipynb #85ce69f6
 def paired_gain(before: list, after: list, n_boot: int = 10000, seed: int = 0) -> dict:

@@ -12,6 +12,7 @@ from pathlib import Path
 from .core import ToolCall, assistant_msg
 from .rollout import HFPolicy, Limits, Reply, load_model, rollout_batch
 from .server import World, load_server
+from .task import Task
 from .controller import (ANSWER_NOTE, PLAN_NOTE, REACT_NOTE, Controller, Direct, Fixed, Obs, ReAct, Threshold, Utility,
                                  Weights, norm, observe, tool_kind)
 
@@ -62,9 +63,9 @@ class Oracle:
 
     def act(self, convs, tools, tasks): return [self.reply(m, tl, t) for m, tl, t in zip(convs, tools, tasks)]
 
-    def answer(self, task: dict, obs: Obs) -> dict:
+    def answer(self, task: Task, obs: Obs) -> dict:
         "The turn's gold facts that the conversation's tool results show (as text, or as the length of a list)."
-        t, seen = task["turns"][obs.turn], norm(" ".join(m.get("content") or "" for m in obs.messages if m.get("role") == "tool"))
+        t, seen = task.turns[obs.turn], norm(" ".join(m.get("content") or "" for m in obs.messages if m.get("role") == "tool"))
         counts = {str(len(x)) for d in obs.calls for x in _lists(d.result)}
         facts = [f for f in t.get("answer_facts") or [] if norm(f) in seen or norm(f) in counts]
         if not t.get("gold"): return assistant_msg(t.get("answer") or " ".join(t.get("answer_facts") or []) or "Sorry, none of my tools can do that.")
@@ -75,14 +76,14 @@ class Oracle:
         calls = [ToolCall(g["name"], g["arguments"]) for g in step]
         return [_perturb(c, rng) if tool_kind(c.name) == "write" and rng.random() < self.noise.wrong else c for c in calls]
 
-    def reply(self, messages: list, tools: list, task: dict) -> Reply:
+    def reply(self, messages: list, tools: list, task: Task) -> Reply:
         "The next message: the next gold step, a plan or an answer, with this draw's noise."
-        key = (task["id"], len(messages))
-        rng = random.Random(f"{self.seed}|{task['id']}|{len(messages)}|{self.asked[key]}")
+        key = (task.id, len(messages))
+        rng = random.Random(f"{self.seed}|{task.id}|{len(messages)}|{self.asked[key]}")
         self.asked[key] += 1
         obs = observe([m for m in messages if m.get("content") not in (PLAN_NOTE, ANSWER_NOTE, REACT_NOTE)], tools)
         note = messages[-1].get("content") if messages[-1].get("role") == "system" else ""
-        steps = task["turns"][obs.turn].get("gold") or []
+        steps = task.turns[obs.turn].get("gold") or []
         k = steps_done(steps, obs.turn_calls)
         r_repeat, r_skip = rng.random(), rng.random()
         if not tools or note == ANSWER_NOTE or k == len(steps): msg = self.answer(task, obs)
@@ -154,7 +155,7 @@ def _t_irrelevant(rng, bank, shop):
 
 TEMPLATES = [_t_balance, _t_deposit, _t_transfer, _t_cart, _t_lock, _t_two_turns, _t_irrelevant]
 
-def _record(tid: str, servers: list, turns: list, category: str, rng) -> dict | None:
+def _record(tid: str, servers: list, turns: list, category: str, rng) -> Task | None:
     "A task record from template turns, by replaying them; None when a gold call fails."
     w, out, flat = World(servers), [], []
     for user, steps, facts in turns:
@@ -169,11 +170,11 @@ def _record(tid: str, servers: list, turns: list, category: str, rng) -> dict | 
     names = sorted(set(flat)) + rng.sample(pool, 3)
     rng.shuffle(names)
     tools = [s for n in names for s in load_server(servers[0]).schemas([n])]
-    return {"id": tid, "servers": servers, "seed": 0, "size": "small", "tools": tools, "system": SYSTEM, "turns": out,
-            "deps": [[i, i + 1] for i in range(len(flat) - 1)], "gold_state_hash": w.hash(), "depth": len(flat),
-            "category": category, "structure": "chain" if flat else "none", "split": "test"}
+    return Task(id=tid, servers=servers, seed=0, size="small", tools=tools, system=SYSTEM, turns=out,
+                deps=[[i, i + 1] for i in range(len(flat) - 1)], gold_state_hash=w.hash(), depth=len(flat),
+                category=category, structure="chain" if flat else "none", split="test")
 
-def handmade_tasks(n: int = 28, seed: int = 0) -> list[dict]:
+def handmade_tasks(n: int = 28, seed: int = 0) -> list[Task]:
     "`n` held-out tasks from the templates, in turn, drawn with `seed`."
     rng = random.Random(seed)
     bank, shop = load_server("banking").seed_state(0), load_server("shopping").seed_state(0)

@@ -11,27 +11,28 @@ from typing import Iterator
 from .core import ToolCall, call_from_obj, assistant_msg, user_msg, tool_msg
 from .server import World, load_server
 from .rewards import REWARDS, _norm, _share, gold_calls, gold_world, same_state, score_all, shown_tools
+from .task import Task
 
 # %% auto #0
 __all__ = ['POLICIES', 'policy_gold', 'policy_abstain', 'policy_repeat', 'policy_wrong_order', 'policy_minimal', 'policy_spray',
            'policy_alternative', 'conversation', 'policy_messages', 'policy_scores', 'policy_table', 'below_gold']
 
 # %% ../nbs/07b_policies.ipynb #da935789
-def _steps(task: dict) -> list:
-    return [[[call_from_obj(c, i) for i, c in enumerate(step)] for step in turn.get("gold") or []] for turn in task["turns"]]
+def _steps(task: Task) -> list:
+    return [[[call_from_obj(c, i) for i, c in enumerate(step)] for step in turn.get("gold") or []] for turn in task.turns]
 
 def _flat(turns: list) -> list: return [c for steps in turns for step in steps for c in step]
 
-def _gold_results(task: dict) -> list:
+def _gold_results(task: Task) -> list:
     "The result of each gold call, replayed in order on a fresh world."
     w = World.for_task(task)
     return [w.run(c) for c in _flat(_steps(task))]
 
-def _spec(task: dict, name: str):
-    for s in task["servers"]:
+def _spec(task: Task, name: str):
+    for s in task.servers:
         if name in load_server(s).tools: return load_server(s).tools[name]
 
-def _ids(task: dict, calls: list) -> dict:
+def _ids(task: Task, calls: list) -> dict:
     "{entity type: [ids]} of the id arguments in `calls`, in order of first use."
     out = defaultdict(list)
     for c in calls:
@@ -41,7 +42,7 @@ def _ids(task: dict, calls: list) -> dict:
             if isinstance(v, str) and v not in out[ent]: out[ent].append(v)
     return out
 
-def _fill(task: dict, name: str, ids: dict) -> dict | None:
+def _fill(task: Task, name: str, ids: dict) -> dict | None:
     "Arguments for the required parameters of read tool `name` from `ids` (an enum's first value otherwise), or None."
     spec, args = _spec(task, name), {}
     for p in spec.schema["function"]["parameters"]["required"]:
@@ -52,32 +53,32 @@ def _fill(task: dict, name: str, ids: dict) -> dict | None:
     return args
 
 # %% ../nbs/07b_policies.ipynb #47e35011
-def policy_gold(task: dict) -> list: return _steps(task)
+def policy_gold(task: Task) -> list: return _steps(task)
 
-def policy_abstain(task: dict) -> list: return [[] for _ in task["turns"]]
+def policy_abstain(task: Task) -> list: return [[] for _ in task.turns]
 
-def policy_repeat(task: dict) -> list | None:
+def policy_repeat(task: Task) -> list | None:
     turns = _steps(task)
     return [[s for step in steps for s in (step, step)] for steps in turns] if _flat(turns) else None
 
-def policy_wrong_order(task: dict) -> list | None:
+def policy_wrong_order(task: Task) -> list | None:
     turns = _steps(task)
     return [steps[::-1] for steps in turns] if any(len(s) > 1 for s in turns) else None
 
-def policy_minimal(task: dict) -> list | None:
+def policy_minimal(task: Task) -> list | None:
     "Gold without reads nothing depends on whose turn facts other results still show, if that still reaches the gold state."
-    gold, results, needed = gold_calls(task), _gold_results(task), {i for i, _ in task.get("deps") or []}
+    gold, results, needed = gold_calls(task), _gold_results(task), {i for i, _ in task.deps or []}
     drop = set()
     for g in gold:
         spec = _spec(task, g.call.name)
         if spec is None or spec.kind != "read" or g.index in needed: continue
-        seen = [_norm(t["user"]) for t in task["turns"][:g.turn + 1]]
+        seen = [_norm(t["user"]) for t in task.turns[:g.turn + 1]]
         seen += [_norm(results[x.index].text) for x in gold if x.turn <= g.turn and x.index != g.index and x.index not in drop]
-        if all(any(_norm(f) in s for s in seen) for f in task["turns"][g.turn].get("answer_facts") or []): drop.add(g.index)
+        if all(any(_norm(f) in s for s in seen) for f in task.turns[g.turn].get("answer_facts") or []): drop.add(g.index)
     kept = _replace(_steps(task), {k: [] for k in drop})
     return kept if drop and _reaches_gold(task, kept) else None
 
-def policy_spray(task: dict) -> list | None:
+def policy_spray(task: Task) -> list | None:
     "Gold plus, per turn, one step calling every other shown read tool whose required ids the turn already uses."
     turns, shown = _steps(task), shown_tools(task)
     out, any_extra = [], False
@@ -95,16 +96,16 @@ def policy_spray(task: dict) -> list | None:
     return out if any_extra else None
 
 # %% ../nbs/07b_policies.ipynb #628a3036
-def _known_ids(task: dict, texts: list) -> dict:
+def _known_ids(task: Task, texts: list) -> dict:
     "{entity type: [ids]} of every id (recognised by its table's prefix) mentioned in `texts`, in order."
     out = {}
-    for s in task["servers"]:
+    for s in task.servers:
         for spec in load_server(s).tables:
             found = re.findall(re.escape(spec.prefix) + r"[A-Za-z0-9_-]+", " ".join(texts))
             out.setdefault(spec.name, []).extend(dict.fromkeys(found))
     return out
 
-def _id_choices(task: dict, name: str, ids: dict) -> list:
+def _id_choices(task: Task, name: str, ids: dict) -> list:
     "Argument sets for read `name`: its required parameters filled from `ids`, its id parameter tried with up to 5 ids."
     base = _fill(task, name, ids)
     spec = _spec(task, name)
@@ -125,18 +126,18 @@ def _replace(turns: list, edits: dict) -> list:
         out.append(ns)
     return out
 
-def _reaches_gold(task: dict, turns: list) -> bool:
+def _reaches_gold(task: Task, turns: list) -> bool:
     w = World.for_task(task)
     return all(w.run(c).ok for c in _flat(turns)) and same_state(w, gold_world(task))
 
-def _read_substitutes(task: dict, results: list, k: int) -> Iterator[list]:
+def _read_substitutes(task: Task, results: list, k: int) -> Iterator[list]:
     "Step lists of one or two other reads that could stand in for gold read `k`."
     gold = gold_calls(task)
     g, text = gold[k], results[k].text
-    carried = [v for i, j in task.get("deps") or [] if i == k for v in gold[j].call.arguments.values() if isinstance(v, str)]
-    need = [v for v in map(_norm, carried + (task["turns"][g.turn].get("answer_facts") or [])) if v and v in _norm(text)]
+    carried = [v for i, j in task.deps or [] if i == k for v in gold[j].call.arguments.values() if isinstance(v, str)]
+    need = [v for v in map(_norm, carried + (task.turns[g.turn].get("answer_facts") or [])) if v and v in _norm(text)]
     if not need: return
-    known = _known_ids(task, [t["user"] for t in task["turns"][:g.turn + 1]] + [r.text for r in results[:k]])
+    known = _known_ids(task, [t["user"] for t in task.turns[:g.turn + 1]] + [r.text for r in results[:k]])
     w = World.for_task(task)
     for x in gold[:k]: w.run(x.call)
     cands = []
@@ -150,7 +151,7 @@ def _read_substitutes(task: dict, results: list, k: int) -> Iterator[list]:
     yield from ([[c]] for c, t in cands if covered([t]))
     yield from ([[a], [b]] for (a, ta), (b, tb) in zip(cands, cands[1:]) if covered([ta, tb]))
 
-def policy_alternative(task: dict) -> list | None:
+def policy_alternative(task: Task) -> list | None:
     "A different tool sequence reaching the gold final state (a read replaced by other reads, or a write split), or None."
     turns, results = _steps(task), _gold_results(task)
     for k, c in enumerate(_flat(turns)):
@@ -170,21 +171,21 @@ def policy_alternative(task: dict) -> list | None:
 POLICIES = {"gold": policy_gold, "minimal": policy_minimal, "spray": policy_spray, "repeat": policy_repeat,
             "wrong_order": policy_wrong_order, "alternative": policy_alternative, "abstain": policy_abstain}
 
-def conversation(task: dict, turns: list, refuse: bool = False) -> list:
+def conversation(task: Task, turns: list, refuse: bool = False) -> list:
     "Chat messages playing `turns` (steps of calls per turn) live on a fresh world, each turn closed by a reply."
     w, msgs, n = World.for_task(task), [], 0
     for t, steps in enumerate(turns):
-        msgs.append(user_msg(task["turns"][t]["user"]))
+        msgs.append(user_msg(task.turns[t]["user"]))
         for step in steps:
             step = [ToolCall(c.name, c.arguments, f"call_{n + i}") for i, c in enumerate(step)]
             n += len(step)
             msgs.append(assistant_msg("", step))
             msgs += [tool_msg(c, w.run(c).text) for c in step]
-        facts = task["turns"][t].get("answer_facts") or []
+        facts = task.turns[t].get("answer_facts") or []
         msgs.append(assistant_msg("I can't help with that." if refuse else "Done. " + "; ".join(facts)))
     return msgs
 
-def policy_messages(task: dict, policy: str) -> list | None:
+def policy_messages(task: Task, policy: str) -> list | None:
     "The conversation policy `policy` writes for `task`, or None when the behaviour does not apply to it."
     turns = POLICIES[policy](task)
     return None if turns is None else conversation(task, turns, refuse=policy == "abstain")
@@ -197,7 +198,7 @@ def policy_scores(tasks: list, policies=tuple(POLICIES), rewards: dict = REWARDS
         for p in policies:
             msgs = policy_messages(task, p)
             if msgs is not None:
-                rows.append({"task": task["id"], "policy": p, **{k: r.total for k, r in score_all(task, msgs, rewards).items()}})
+                rows.append({"task": task.id, "policy": p, **{k: r.total for k, r in score_all(task, msgs, rewards).items()}})
     return rows
 
 def _rewards_of(rows: list) -> list: return [k for k in rows[0] if k not in ("task", "policy")]

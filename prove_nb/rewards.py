@@ -12,6 +12,7 @@ from typing import Callable, Iterable, Iterator
 
 from .core import ToolCall, call_from_obj, function_schema, parse_message, value_errors, assistant_msg, user_msg, tool_msg
 from .server import World, ToolResult, load_server, unknown_tool_error
+from .task import Task
 
 # %% auto #0
 __all__ = ['PROVE_WEIGHTS', 'REWARD_TYPES', 'REWARDS', 'TASK_KEYS', 'RewardResult', 'GoldCall', 'gold_calls', 'gold_deps',
@@ -43,54 +44,54 @@ class GoldCall:
     call: ToolCall
     expect_error: bool = False
 
-def gold_calls(task: dict) -> list[GoldCall]:
+def gold_calls(task: Task) -> list[GoldCall]:
     "Every gold call of every turn of `task`, flattened in order (the index space of `deps`)."
     out = []
-    for t, turn in enumerate(task["turns"]):
+    for t, turn in enumerate(task.turns):
         for step in turn.get("gold") or []:
             for c in step:
                 tc = call_from_obj(c, len(out))
-                if not isinstance(tc, ToolCall): raise ValueError(f"task {task.get('id')}: bad gold call: {tc}")
+                if not isinstance(tc, ToolCall): raise ValueError(f"task {task.id}: bad gold call: {tc}")
                 out.append(GoldCall(len(out), t, tc, bool(c.get("expect_error"))))
     return out
 
-def gold_deps(task: dict) -> dict:
+def gold_deps(task: Task) -> dict:
     "{j: [i, ...]}: the gold calls each gold call needs, from the task's `deps` edges [i, j]."
     out = defaultdict(list)
-    for i, j in task.get("deps") or []: out[j].append(i)
+    for i, j in task.deps or []: out[j].append(i)
     return dict(out)
 
-def shown_tools(task: dict) -> dict:
+def shown_tools(task: Task) -> dict:
     "{name: function schema} of the tools shown to the model (all tools of the task's servers when the task lists none)."
-    tools = task.get("tools")
+    tools = task.tools
     if tools is None: tools = World.for_task(task).schemas()
     return {f["name"]: f for f in map(function_schema, tools)}
 
 # %% ../nbs/07_rewards.ipynb #cf35fcca
 _GOLD_WORLDS: OrderedDict = OrderedDict()
 
-def replay_gold(task: dict, upto: int | None = None) -> World:
+def replay_gold(task: Task, upto: int | None = None) -> World:
     "A fresh world after every gold call of turns 0..`upto` (default: all), run in order."
     w = World.for_task(task)
     for g in gold_calls(task):
         if upto is None or g.turn <= upto: w.run(g.call)
     return w
 
-def gold_world(task: dict, upto: int | None = None) -> World:
+def gold_world(task: Task, upto: int | None = None) -> World:
     "The world after gold turns 0..`upto` (default: all), replayed once and cached (read it, never call tools on it)."
-    last = len(task["turns"]) - 1
+    last = len(task.turns) - 1
     upto = last if upto is None else min(upto, last)
-    key = (task.get("id") or json.dumps(task["turns"], sort_keys=True, default=str), tuple(task["servers"]),
-           task.get("seed", 0), task.get("size", "small"), task.get("gold_state_hash"), upto)
+    key = (task.id or json.dumps(task.turns, sort_keys=True, default=str), tuple(task.servers), task.seed, task.size,
+           task.gold_state_hash, upto)
     if key not in _GOLD_WORLDS:
         w = replay_gold(task, upto)
-        if upto == last and task.get("gold_state_hash") and w.hash() != task["gold_state_hash"]:
-            raise ValueError(f"task {task.get('id')}: replaying its gold does not give its gold_state_hash (was a server changed?)")
+        if upto == last and task.gold_state_hash and w.hash() != task.gold_state_hash:
+            raise ValueError(f"task {task.id}: replaying its gold does not give its gold_state_hash (was a server changed?)")
         _GOLD_WORLDS[key] = w
         if len(_GOLD_WORLDS) > 4096: _GOLD_WORLDS.popitem(last=False)
     return _GOLD_WORLDS[key]
 
-def gold_hash(task: dict, upto: int | None = None) -> str:
+def gold_hash(task: Task, upto: int | None = None) -> str:
     "The hash of the gold state after turns 0..`upto` (default: all; then it is the task's `gold_state_hash`)."
     return gold_world(task, upto).hash()
 
@@ -120,7 +121,7 @@ def completion_messages(completion) -> tuple[list | None, str]:
 # %% ../nbs/07_rewards.ipynb #e5c2b965
 class AlignedCompletion:
     "A completion aligned with its task: scored calls, context calls, final texts per turn, and (lazily) their execution."
-    def __init__(self, task: dict, calls: list, context: list, texts: dict, first: int, last: int, reasons: list, problem: str = ""):
+    def __init__(self, task: Task, calls: list, context: list, texts: dict, first: int, last: int, reasons: list, problem: str = ""):
         self.task, self.calls, self.context, self.texts = task, calls, context, texts
         self.first, self.last, self.reasons, self.problem = first, last, reasons, problem
 
@@ -164,10 +165,10 @@ class AlignedCompletion:
 
     def text(self, turn: int) -> str: return self.texts.get(turn, "")
 
-    def __repr__(self): return f"AlignedCompletion({self.task.get('id')!r}, turns {self.first}..{self.last}, {len(self.calls)} calls)"
+    def __repr__(self): return f"AlignedCompletion({self.task.id!r}, turns {self.first}..{self.last}, {len(self.calls)} calls)"
 
 # %% ../nbs/07_rewards.ipynb #a8fcc216
-def align_completion(task: dict, completion, context: int = 0, whole: bool = True, ran=None) -> AlignedCompletion:
+def align_completion(task: Task, completion, context: int = 0, whole: bool = True, ran=None) -> AlignedCompletion:
     "Align `completion` with the turns of `task` (the first `context` messages are history; `whole`: score every task turn)."
     try: tr = _align(task, completion, context, whole)
     except Exception as e: return AlignedCompletion(task, [], [], {}, 0, -1, [], f"could not score: {type(e).__name__}: {e}")
@@ -180,9 +181,9 @@ def as_executed(tr: AlignedCompletion, world: World, records: list) -> tuple:
     recs = iter(records)
     return world, [ToolResult(r.ok, r.content, r.error) if m.call and (r := next(recs, None)) else None for m in tr.calls]
 
-def _align(task: dict, completion, context: int, whole: bool) -> AlignedCompletion:
+def _align(task: Task, completion, context: int, whole: bool) -> AlignedCompletion:
     msgs, problem = completion_messages(completion)
-    n = len(task["turns"])
+    n = len(task.turns)
     if msgs is None: return AlignedCompletion(task, [], [], {}, 0, n - 1, [], problem)
     first = max(0, sum(1 for m in msgs[:context] if isinstance(m, dict) and m.get("role") == "user") - 1)
     calls, ctx, texts, reasons = [], [], {}, []
@@ -286,7 +287,7 @@ class Reward:
         return RewardResult(1.0 if n == 0 else self.floor, {"abstain": float(n == 0)},
                             tr.reasons + ([f"{n} calls where none was needed"] if n else []))
 
-    def __call__(self, task: dict, completion) -> RewardResult:
+    def __call__(self, task: Task, completion) -> RewardResult:
         try:
             tr = completion if isinstance(completion, AlignedCompletion) else align_completion(task, completion)
             if tr.problem: return RewardResult(self.floor, {}, tr.reasons + [tr.problem])
@@ -386,7 +387,7 @@ def _norm(s: str) -> str: return re.sub(r"(\d),(\d{3})", r"\1\2", " ".join(str(s
 
 def missing_facts(tr: AlignedCompletion) -> list:
     "Reasons naming each answer fact of a scored turn that the turn's final reply lacks (case and spacing ignored)."
-    turns = tr.task["turns"]
+    turns = tr.task.turns
     return [f"turn {t} answer lacks {f!r}" for t in range(tr.first, min(tr.last, len(turns) - 1) + 1)
             for f in turns[t].get("answer_facts") or [] if _norm(f) not in _norm(tr.text(t))]
 
@@ -505,7 +506,7 @@ def get_reward(name: str, **config) -> Reward:
     if name not in REWARD_TYPES: raise KeyError(f"unknown reward '{name}'; known: {', '.join(REWARD_TYPES)}")
     return REWARD_TYPES[name](**config) if config else REWARDS[name]
 
-def score_all(task: dict, completion, rewards: dict = REWARDS) -> dict:
+def score_all(task: Task, completion, rewards: dict = REWARDS) -> dict:
     "{name: RewardResult} for one completion, aligned and executed once for all `rewards`."
     tr = completion if isinstance(completion, AlignedCompletion) else align_completion(task, completion)
     return {name: r(task, tr) for name, r in rewards.items()}
@@ -521,8 +522,8 @@ def read_jsonl(path) -> Iterator[tuple[int, object, str]]:
 
 def tasks_by_id(path) -> dict:
     "{id: task} of a task file or dataset folder."
-    from prove_nb.synth.dataset import load_tasks
-    return {t["id"]: t for t in load_tasks(path)}
+    from prove_nb.task import load_tasks
+    return {t.id: t for t in load_tasks(path)}
 
 def score_file(tasks_path, completions_path, reward: str = "prove", **config) -> Iterator[dict]:
     "One result row per completion line of `completions_path`, scored by `reward` against the tasks of `tasks_path`."
@@ -546,11 +547,13 @@ def summarize_scores(rows: Iterable[dict]) -> dict:
 # %% ../nbs/07_rewards.ipynb #97af3db1
 TASK_KEYS = ("id", "servers", "seed", "size", "tools", "system", "turns", "deps", "gold_state_hash", "depth", "category", "structure", "split")
 
-def _task_of(row: dict) -> dict:
+def _task_of(row: dict) -> Task:
+    "The task of a dataset row: its `task` column (a Task, a record or its JSON), or its task-record columns."
     t = row.get("task")
-    if t is not None: return json.loads(t) if isinstance(t, str) else t
+    if isinstance(t, Task): return t
+    if t is not None: return Task.from_dict(json.loads(t) if isinstance(t, str) else t)
     if "turns" not in row: raise KeyError("the dataset has neither a 'task' column nor task-record columns ('turns', 'servers', ...)")
-    return {k: json.loads(row[k]) if isinstance(row[k], str) and k in ("servers", "tools", "turns", "deps") else row[k] for k in TASK_KEYS if k in row}
+    return Task.from_dict({k: json.loads(row[k]) if isinstance(row[k], str) and k in ("servers", "tools", "turns", "deps") else row[k] for k in TASK_KEYS if k in row})
 
 def trl_reward(name: str = "prove", task_column: str = "task", **config) -> Callable:
     "A TRL reward function `(prompts, completions, **kwargs) -> list[float]` for reward `name`, logging every component."

@@ -11,6 +11,7 @@ from typing import Any, Callable, Protocol
 
 from .core import ToolCall, assistant_msg, parse_message, tool_msg, user_msg
 from .server import World, ToolResult
+from .task import Task
 
 # %% auto #0
 __all__ = ['SMOLLM2', 'Limits', 'clip_result', 'CallRecord', 'Trajectory', 'Reply', 'Policy', 'ScriptedPolicy', 'gold_reply',
@@ -72,7 +73,7 @@ class Reply:
     tokens: int = 0
 
 class Policy(Protocol):
-    def act(self, convs: list[list[dict]], tools: list[list[dict]], tasks: list[dict]) -> list[Reply]: ...
+    def act(self, convs: list[list[dict]], tools: list[list[dict]], tasks: list[Task]) -> list[Reply]: ...
 
 class ScriptedPolicy:
     "A policy from a function `(task, messages) -> assistant message`."
@@ -84,10 +85,10 @@ def _turn_position(messages: list) -> tuple[int, int]:
     users = [i for i, m in enumerate(messages) if m["role"] == "user"]
     return len(users) - 1, sum(1 for m in messages[users[-1]:] if m["role"] == "assistant")
 
-def gold_reply(task: dict, messages: list) -> dict:
+def gold_reply(task: Task, messages: list) -> dict:
     "The gold assistant message for this point of the conversation: the next gold step's calls, then the answer."
     turn, k = _turn_position(messages)
-    t = task["turns"][turn]
+    t = task.turns[turn]
     steps = t.get("gold") or []
     if k < len(steps):
         return assistant_msg("", [ToolCall(c["name"], c["arguments"], f"call_{turn}_{k}_{i}") for i, c in enumerate(steps[k])])
@@ -102,23 +103,23 @@ def execute(world: World, call: ToolCall, visible: set) -> ToolResult:
     if call.name not in visible: return ToolResult(False, error=f"tool '{call.name}' is not available")
     return world.run(call)
 
-def system_messages(task: dict) -> list:
-    return [{"role": "system", "content": task["system"]}] if task.get("system") else []
+def system_messages(task: Task) -> list:
+    return [{"role": "system", "content": task.system}] if task.system else []
 
-def rollout_batch(tasks: list[dict], policy, limits: Limits = Limits(), progress: bool = False,
-                  world: Callable[[dict], Any] = World.for_task) -> list[Trajectory]:
+def rollout_batch(tasks: list[Task], policy, limits: Limits = Limits(), progress: bool = False,
+                  world: Callable[[Task], Any] = World.for_task) -> list[Trajectory]:
     "Play every task with `policy`, executing calls live on a fresh world per task, `world(task)` (an in-process `World` by default)."
     from tqdm.auto import tqdm
     t0 = time.perf_counter()
     worlds = [world(t) for t in tasks]
-    visible = [{f["function"]["name"] if "function" in f else f["name"] for f in t["tools"]} for t in tasks]
-    trajs = [Trajectory(t["id"], system_messages(t)) for t in tasks]
+    visible = [{f["function"]["name"] if "function" in f else f["name"] for f in t.tools} for t in tasks]
+    trajs = [Trajectory(t.id, system_messages(t)) for t in tasks]
     turns = [0] * len(tasks)
-    for tr, t in zip(trajs, tasks): tr.messages.append(user_msg(t["turns"][0]["user"]))
+    for tr, t in zip(trajs, tasks): tr.messages.append(user_msg(t.turns[0]["user"]))
     active, steps = list(range(len(tasks))), [0] * len(tasks)
     bar = tqdm(total=len(tasks), disable=not progress, desc="rollouts")
     while active:
-        replies = policy.act([trajs[i].messages for i in active], [tasks[i]["tools"] for i in active], [tasks[i] for i in active])
+        replies = policy.act([trajs[i].messages for i in active], [tasks[i].tools for i in active], [tasks[i] for i in active])
         still = []
         for i, rep in zip(active, replies):
             tr, task = trajs[i], tasks[i]
@@ -137,18 +138,18 @@ def rollout_batch(tasks: list[dict], policy, limits: Limits = Limits(), progress
                 if steps[i] < limits.max_steps and tr.gen_tokens < limits.max_tokens: still.append(i); continue
                 tr.stop = "step_limit" if steps[i] >= limits.max_steps else "token_limit"
             nxt = turns[i] + 1
-            if not tr.stop and nxt < min(len(task["turns"]), limits.max_turns):
+            if not tr.stop and nxt < min(len(task.turns), limits.max_turns):
                 turns[i], steps[i] = nxt, 0
-                tr.messages.append(user_msg(task["turns"][nxt]["user"]))
+                tr.messages.append(user_msg(task.turns[nxt]["user"]))
                 still.append(i); continue
-            tr.stop = tr.stop or ("answered" if nxt >= len(task["turns"]) else "turn_limit")
+            tr.stop = tr.stop or ("answered" if nxt >= len(task.turns) else "turn_limit")
             tr.world, tr.final_hash, tr.seconds = worlds[i], worlds[i].hash(), time.perf_counter() - t0
             bar.update(1)
         active = still
     bar.close()
     return trajs
 
-def rollout(task: dict, policy, limits: Limits = Limits(), world: Callable[[dict], Any] = World.for_task) -> Trajectory:
+def rollout(task: Task, policy, limits: Limits = Limits(), world: Callable[[Task], Any] = World.for_task) -> Trajectory:
     "Play one task (on `world(task)`)."
     return rollout_batch([task], policy, limits, world=world)[0]
 

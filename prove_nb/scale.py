@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Callable
 
 from .rollout import Limits, Reply, prepare_tokenizer, render_prompt, rollout_batch
-from .grpo import LORA_TARGETS, JsonlLogger, episode_reward, grpo_dataset, make_rollout_func, plot_metrics, task_prompt
+from .grpo import LORA_TARGETS, JsonlLogger, episode_reward, grpo_dataset, make_rollout_func, plot_metrics
 from .server import MCPToolClient, ToolResult, new_session_id, unknown_tool_error
+from .task import Task
 
 # %% auto #0
 __all__ = ['QWEN3_4B', 'deepspeed_options', 'check_accelerate_config', 'multi_gpu_args', 'cpu_check_config', 'MCPPool',
@@ -109,7 +110,7 @@ class RemoteWorld:
         self.route = {t: n for n in self.servers for t in pool.tools[n]}
 
     @classmethod
-    def for_task(cls, pool: MCPPool, task: dict) -> "RemoteWorld": return cls(pool, task["servers"], task.get("seed", 0), task.get("size", "small"))
+    def for_task(cls, pool: MCPPool, task: Task) -> "RemoteWorld": return cls(pool, task.servers, task.seed, task.size)
 
     def call(self, name: str, arguments: dict | None = None) -> ToolResult:
         "Run one call on the server that owns the tool, in this world's session; never raises on tool errors."

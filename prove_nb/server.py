@@ -266,9 +266,9 @@ class World:
         self.route = {t: n for n in self.servers for t in load_server(n).tools}
 
     @classmethod
-    def for_task(cls, task: dict) -> "World":
-        "A fresh world for a task record (its `servers`, `seed` and `size`)."
-        return cls(task["servers"], task.get("seed", 0), task.get("size", "small"))
+    def for_task(cls, task) -> "World":
+        "A fresh world for a `Task` (its `servers`, `seed` and `size`)."
+        return cls(task.servers, task.seed, task.size)
 
     def call(self, name: str, arguments: dict | None = None) -> ToolResult:
         "Run one call on the server that owns the tool; never raises."

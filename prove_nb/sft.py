@@ -8,13 +8,14 @@ import json, time
 from pathlib import Path
 
 from .rollout import bf16_training, chat_view, gold_policy, rollout_batch, load_model, Limits
+from .task import Task
 
 # %% auto #0
 __all__ = ['gold_conversations', 'tokenize_conversation', 'fitting', 'sft_dataset', 'TorchChunkedLogProb',
            'ensure_logprob_kernel', 'train_sft']
 
 # %% ../nbs/09_sft.ipynb #61f5b3ab
-def gold_conversations(tasks: list[dict], max_result_chars: int | None = None) -> list[list[dict]]:
+def gold_conversations(tasks: list[Task], max_result_chars: int | None = None) -> list[list[dict]]:
     "Each task's gold conversation, with real tool results from a live replay (read as a rollout with `max_result_chars` reads them)."
     return [tr.messages for tr in rollout_batch(tasks, gold_policy(), Limits(max_steps=12, max_result_chars=max_result_chars))]
 
@@ -37,11 +38,11 @@ def fitting(rows: list[dict], max_length: int) -> list[dict]:
     if len(keep) < len(rows): print(f"{what}: they are left out (raise --max-length to keep them)")
     return keep
 
-def sft_dataset(tasks: list[dict], tok, max_length: int = 2048, max_result_chars: int | None = None):
+def sft_dataset(tasks: list[Task], tok, max_length: int = 2048, max_result_chars: int | None = None):
     "A HF `Dataset` of the tokenized gold conversations that fit in `max_length` tokens."
     from datasets import Dataset
     convs = gold_conversations(tasks, max_result_chars)
-    return Dataset.from_list(fitting([tokenize_conversation(tok, c, t["tools"]) for c, t in zip(convs, tasks)], max_length))
+    return Dataset.from_list(fitting([tokenize_conversation(tok, c, t.tools) for c, t in zip(convs, tasks)], max_length))
 
 # %% ../nbs/09_sft.ipynb #09154106
 class TorchChunkedLogProb:
@@ -77,7 +78,7 @@ def ensure_logprob_kernel() -> str:
     return "triton" if U._ChunkedLogProbFunction is not TorchChunkedLogProb else "torch"
 
 # %% ../nbs/09_sft.ipynb #9414a9bc
-def train_sft(tasks: list[dict], out_dir: str, model: str = "smollm2-135m", steps: int = 50, lr: float = 5e-5,
+def train_sft(tasks: list[Task], out_dir: str, model: str = "smollm2-135m", steps: int = 50, lr: float = 5e-5,
               batch_size: int = 4, max_length: int = 2048, seed: int = 0, max_result_chars: int | None = None, log_fn=None) -> Path:
     "Fine-tune `model` on the gold conversations of `tasks`; returns the checkpoint folder."
     import torch

@@ -12,6 +12,7 @@ from .synth.realize import words
 from .core import ToolCall, Validator, assistant_msg, function_schema, parse_message, tool_msg, user_msg
 from .rollout import CachedLM, CallRecord, Limits, Reply, ScriptedPolicy, Trajectory, gold_reply, rollout_batch, system_messages
 from .server import ToolResult, World, all_tools, load_server
+from .task import Task
 from .taskwriter import say, write_task
 
 # %% auto #0
@@ -79,10 +80,10 @@ class Goal:
     facts: dict = field(default_factory=dict)
 
     @classmethod
-    def of(cls, task: dict) -> "Goal":
+    def of(cls, task: Task) -> "Goal":
         "The goal of a task record: its `goal` field, or its first user turn with nothing hidden."
-        g = task.get("goal")
-        return cls(**g) if g else cls(task["turns"][0]["user"], task["turns"][0]["user"])
+        g = task.goal
+        return cls(**g) if g else cls(task.turns[0]["user"], task.turns[0]["user"])
 
 USER_PROMPT = """You are role-playing a user who talks to an AI assistant. Stay in character and never act as the assistant.
 Your goal: {instruction}
@@ -252,19 +253,19 @@ def shape_match(pred: ToolResult, real: ToolResult) -> float:
     a, b = {p for p, _ in _leaves(pred.content)}, {p for p, _ in _leaves(real.content)}
     return round(len(a & b) / len(a | b), 3) if a | b else 1.0
 
-def fidelity(tasks: list[dict], backend) -> list[dict]:
+def fidelity(tasks: list[Task], backend) -> list[dict]:
     "One row per call: the gold calls of each task and a write on a missing id, simulated and real, compared."
     rows = []
     for t in tasks:
-        world, sim = World.for_task(t), ToolSimulator(t["tools"], backend, t.get("scenario", []))
-        calls = [c for turn in t["turns"] for s in turn["gold"] for c in s]
+        world, sim = World.for_task(t), ToolSimulator(t.tools, backend, t.scenario or [])
+        calls = [c for turn in t.turns for s in turn["gold"] for c in s]
         last = calls[-1]
-        p = next(p for p, v in last["arguments"].items() if v == t["hidden"][-1])
-        for c, kind in [(c, load_server(t["servers"][0]).tools[c["name"]].kind) for c in calls] + [({**last, "arguments": {**last["arguments"], p: "zz_0999"}}, "bad id")]:
+        p = next(p for p, v in last["arguments"].items() if v == t.hidden[-1])
+        for c, kind in [(c, load_server(t.servers[0]).tools[c["name"]].kind) for c in calls] + [({**last, "arguments": {**last["arguments"], p: "zz_0999"}}, "bad id")]:
             real, pred = world.call(c["name"], c["arguments"]), sim.predict(c["name"], c["arguments"])
             sim.observe(c["name"], c["arguments"], real)
             verdict, f1 = result_match(pred, real)
-            rows.append({"task": t["id"], "server": t["servers"][0], "tool": c["name"], "kind": kind, "verdict": verdict, "f1": f1,
+            rows.append({"task": t.id, "server": t.servers[0], "tool": c["name"], "kind": kind, "verdict": verdict, "f1": f1,
                          "shape": shape_match(pred, real)})
     return rows
 
@@ -323,16 +324,16 @@ class Judge:
     "Decides whether a trajectory achieved its task's goal."
     def __init__(self, backend): self.backend = backend
 
-    def request(self, task: dict, messages: list) -> SimRequest:
-        calls = made_calls(messages, task["servers"])
-        expected = [c for turn in task["turns"] for s in turn.get("gold") or [] for c in s if _is_write(c["name"], task["servers"])]
+    def request(self, task: Task, messages: list) -> SimRequest:
+        calls = made_calls(messages, task.servers)
+        expected = [c for turn in task.turns for s in turn.get("gold") or [] for c in s if _is_write(c["name"], task.servers)]
         final = next((m.get("content") or "" for m in reversed(messages) if m["role"] == "assistant"), "")
         text = JUDGE_PROMPT.format(instruction=Goal.of(task).instruction, expected=json.dumps(expected),
                                    calls="\n".join(f"{c['name']}({json.dumps(c['arguments'])}) -> {'ok' if c['ok'] else 'failed'}" for c in calls) or "(none)",
                                    final=final)
         return SimRequest("judge", [{"role": "user", "content": text}], {"expected": expected, "calls": calls})
 
-    def __call__(self, task: dict, messages: list) -> Verdict:
+    def __call__(self, task: Task, messages: list) -> Verdict:
         text = self.backend(self.request(task, messages)).strip()
         return Verdict(bool(re.match(r"^\W*yes\b", text, re.I)), text)
 
@@ -349,34 +350,34 @@ def _tampered(msg: dict) -> dict:
             break
     return assistant_msg(msg.get("content") or "", calls) if calls else msg
 
-def _reads_only(task: dict, messages: list) -> dict:
+def _reads_only(task: Task, messages: list) -> dict:
     "The gold reply, except that it answers instead of making a write."
     msg = gold_reply(task, messages)
-    return assistant_msg("Done.") if any(_is_write(c.name, task["servers"]) for c in parse_message(msg).calls) else msg
+    return assistant_msg("Done.") if any(_is_write(c.name, task.servers) for c in parse_message(msg).calls) else msg
 
 JUDGE_POLICIES = {"gold": gold_reply, "noop": lambda t, m: assistant_msg("I can't do that."),
                   "wrong value": lambda t, m: _tampered(gold_reply(t, m)), "reads only": _reads_only}
 
-def judge_agreement(tasks: list[dict], judge: Judge) -> dict:
+def judge_agreement(tasks: list[Task], judge: Judge) -> dict:
     "Per policy and overall: share of trajectories where the judge agrees with state-diff grading."
     out, hits = {}, []
     for name, fn in JUDGE_POLICIES.items():
         trajs = rollout_batch(tasks, ScriptedPolicy(fn, name))
-        agree = [judge(t, tr.messages).success == (tr.final_hash == t["gold_state_hash"]) for t, tr in zip(tasks, trajs)]
+        agree = [judge(t, tr.messages).success == (tr.final_hash == t.gold_state_hash) for t, tr in zip(tasks, trajs)]
         out[name], hits = round(sum(agree) / len(agree), 3), hits + agree
     out["all"] = round(sum(hits) / len(hits), 3)
     return out
 
 # %% ../nbs/14b_simulation.ipynb #589db2b0
-def play(task: dict, policy, user: UserSimulator, tools: ToolSimulator | None = None, world: World | None = None,
+def play(task: Task, policy, user: UserSimulator, tools: ToolSimulator | None = None, world: World | None = None,
          limits: Limits = Limits()) -> Trajectory:
     "One conversation with a simulated user; calls run on `world` when it serves the tool, else on the tool simulator."
     t0 = time.perf_counter()
-    visible = {function_schema(s)["name"] for s in task["tools"]}
-    tr = Trajectory(task["id"], system_messages(task) + [user_msg(user.start())])
+    visible = {function_schema(s)["name"] for s in task.tools}
+    tr = Trajectory(task.id, system_messages(task) + [user_msg(user.start())])
     for turn in range(limits.max_turns):
         for step in range(limits.max_steps):
-            rep = policy.act([tr.messages], [task["tools"]], [task])[0]
+            rep = policy.act([tr.messages], [task.tools], [task])[0]
             parsed = parse_message(rep.message)
             tr.messages.append({k: v for k, v in rep.message.items() if k in ("role", "content", "tool_calls")})
             tr.gen_tokens += rep.tokens
@@ -398,12 +399,12 @@ def play(task: dict, policy, user: UserSimulator, tools: ToolSimulator | None = 
     return tr
 
 # %% ../nbs/14b_simulation.ipynb #0f729e7e
-def asking_reply(task: dict, messages: list) -> dict:
+def asking_reply(task: Task, messages: list) -> dict:
     "Gold behaviour towards a simulated user: ask for each goal fact not heard yet, then make the gold calls in order, then answer."
     heard = " ".join(m.get("content") or "" for m in messages if m["role"] == "user")
     missing = [t for t, v in Goal.of(task).facts.items() if say(v) not in heard]
     if missing: return assistant_msg(f"Which {missing[0]} should I use?")
-    steps = [s for turn in task["turns"] for s in turn.get("gold") or []]
+    steps = [s for turn in task.turns for s in turn.get("gold") or []]
     done = sum(1 for m in messages if m["role"] == "assistant" and parse_message(m).calls)
     if done < len(steps): return assistant_msg("", [ToolCall(c["name"], c["arguments"], f"call_{done}_{i}") for i, c in enumerate(steps[done])])
     return assistant_msg("All done.")
@@ -430,8 +431,8 @@ def build_pool(buckets: list[str], ladder=LADDER, per_level: int = 4, seed: int 
             ts = []
             for j in range(per_level):
                 t = write_task(b, lv.depth, lv.info, lv.distractors, seed, size, rng, tid=f"cur-{b}-{i}-{j}")
-                if t and t["turns"][0]["user"] not in seen:
-                    seen.add(t["turns"][0]["user"]); t["difficulty"]["level"] = i; ts.append(t)
+                if t and t.turns[0]["user"] not in seen:
+                    seen.add(t.turns[0]["user"]); t.difficulty["level"] = i; ts.append(t)
             if not ts: break
             pool[b].append(ts)
     return pool
@@ -444,16 +445,16 @@ class Curriculum:
         self.level = {b: min(start, len(pool[b]) - 1) for b in self.buckets}
         self.recent = {b: deque(maxlen=window) for b in self.buckets}   # results at the current level: decides moves
         self.trail = {b: deque(maxlen=window) for b in self.buckets}    # the last results whatever the level: for plots
-        self.where = {t["id"]: (b, i) for b in self.buckets for i, ts in enumerate(pool[b]) for t in ts}
+        self.where = {t.id: (b, i) for b in self.buckets for i, ts in enumerate(pool[b]) for t in ts}
         self.rng, self.step, self.history = random.Random(seed), 0, []
 
     def sample(self, n: int = 1) -> list[dict]:
         "`n` tasks: each from a random bucket, at that bucket's level."
         return [self.rng.choice(self.pool[b][self.level[b]]) for b in (self.rng.choice(self.buckets) for _ in range(n))]
 
-    def update(self, task: dict, success: bool):
+    def update(self, task: Task, success: bool):
         "Record one attempt at a pool task."
-        b, lv = self.where[task["id"]]
+        b, lv = self.where[task.id]
         self.trail[b].append(float(success))
         if lv != self.level[b]: return
         w = self.recent[b]
@@ -478,18 +479,17 @@ class Curriculum:
 def curriculum_dataset(cur: Curriculum):
     "A streaming HF `IterableDataset` of `{prompt, task}` rows drawn from `cur` as training consumes them."
     from datasets import IterableDataset
-    from prove_nb.grpo import task_prompt
     def rows():
         while True:
             t = cur.sample()[0]
-            yield {"prompt": task_prompt(t), "task": json.dumps(t)}
+            yield {"prompt": t.prompt, "task": json.dumps(t.to_dict())}
     return IterableDataset.from_generator(rows)
 
 def curriculum_reward(cur: Curriculum, reward_fn, threshold: float = 1.0):
     "Wrap a TRL reward function so each scored episode also updates `cur` (success: reward >= `threshold`)."
     def fn(prompts, completions, task=None, **kw):
         scores = reward_fn(prompts, completions, task=task, **kw)
-        for t, s in zip(task, scores): cur.update(json.loads(t), s is not None and s >= threshold)
+        for t, s in zip(task, scores): cur.update(Task.from_dict(json.loads(t)), s is not None and s >= threshold)
         cur.log()
         return scores
     fn.__name__ = getattr(reward_fn, "__name__", "reward")
@@ -507,20 +507,20 @@ class SyntheticLearner:
     def act(self, convs, tools, tasks):
         out = []
         for m, t in zip(convs, tasks):
-            if not any(x["role"] == "assistant" for x in m): self.plan[id(m)] = self.rng.random() < self.p_success(t["difficulty"]["level"])
+            if not any(x["role"] == "assistant" for x in m): self.plan[id(m)] = self.rng.random() < self.p_success(t.difficulty["level"])
             out.append(Reply(gold_reply(t, m) if self.plan[id(m)] else assistant_msg("I could not find it.")))
         return out
 
-    def learn(self, tasks: list[dict], wins: list[bool]):
+    def learn(self, tasks: list[Task], wins: list[bool]):
         "Grow the skill from this batch's successes at the frontier; forget the batch's plans."
-        self.skill += self.rate * sum(w for t, w in zip(tasks, wins) if t["difficulty"]["level"] >= self.skill - 1)
+        self.skill += self.rate * sum(w for t, w in zip(tasks, wins) if t.difficulty["level"] >= self.skill - 1)
         self.plan.clear()
 
 def run_curriculum(cur: Curriculum, policy, steps: int = 100, batch: int = 8, limits: Limits = Limits(max_steps=6, max_turns=2)) -> list[dict]:
     "Train-like loop: sample a batch, play it live, grade by final state, update the curriculum (and a learner); returns the history."
     for _ in range(steps):
         tasks = cur.sample(batch)
-        wins = [tr.final_hash == t["gold_state_hash"] for t, tr in zip(tasks, rollout_batch(tasks, policy, limits))]
+        wins = [tr.final_hash == t.gold_state_hash for t, tr in zip(tasks, rollout_batch(tasks, policy, limits))]
         for t, w in zip(tasks, wins): cur.update(t, w)
         if hasattr(policy, "learn"): policy.learn(tasks, wins)
         cur.log()

@@ -12,6 +12,7 @@ from .synth.realize import words
 from .toolgraph import NAME_FIELDS
 from .server import World, all_tools, load_server
 from .state import thaw
+from .task import Task
 
 # %% auto #0
 __all__ = ['INFO_LEVELS', 'say', 'intent', 'rows_in', 'label', 'finder_calls', 'lister_calls', 'Hop', 'ancestors', 'find_top',
@@ -189,7 +190,7 @@ def _values(vals: dict) -> str:
     return f" Use {', '.join(parts[:-1])} and {parts[-1]}." if len(parts) > 1 else f" Use {parts[0]}." if parts else ""
 
 def task_record(server: str, hops: list[Hop], extras: dict, write: dict, info: str, distractors: int, seed: int, size: str,
-                rng: random.Random, tid: str, split: str) -> dict | None:
+                rng: random.Random, tid: str, split: str) -> Task | None:
     "The task record for a discovered chain, the rows found for the write's other ids (`extras`: {param: Hop}) and the write."
     srv = load_server(server)
     spec = srv.tools[write["name"]]
@@ -213,15 +214,15 @@ def task_record(server: str, hops: list[Hop], extras: dict, write: dict, info: s
     for n in rng.sample(others, min(distractors, len(others))): tools.insert(rng.randrange(len(tools) + 1), all_tools()[n][1].schema)
     n_chain = sum(1 for h in hops if h.call)
     deps = [[i, i + 1] for i in range(n_chain - 1)] + [[i, len(calls) - 1] for i in range(n_chain - 1 if n_chain else 0, len(calls) - 1)]
-    return {"id": tid, "servers": [server], "seed": seed, "size": size, "tools": tools,
-            "system": f"You are an assistant for {srv.description[0].lower() + srv.description[1:]} You cannot see the database: "
-                      "look up what you need with the tools, ask the user for anything only they know, then make the change.",
-            "turns": turns, "deps": deps, "gold_state_hash": w.hash(), "depth": len(calls),
-            "category": "clarification" if info == "missing" else "base", "structure": "funnel" if extras and reads else "chain", "split": split,
-            "goal": {"instruction": ask + _values(vals), "opening": ask, "facts": {words(p): v for p, v in vals.items()}},
-            "hidden": [h.id for h in list(extras.values()) + hops if h.call and str(h.id) not in text],
-            "scenario": [thaw(h.row) for h in hops + list(extras.values())],
-            "difficulty": {"depth": len(calls), "info": info, "distractors": distractors}}
+    return Task(id=tid, servers=[server], seed=seed, size=size, tools=tools,
+                system=f"You are an assistant for {srv.description[0].lower() + srv.description[1:]} You cannot see the database: "
+                       "look up what you need with the tools, ask the user for anything only they know, then make the change.",
+                turns=turns, deps=deps, gold_state_hash=w.hash(), depth=len(calls),
+                category="clarification" if info == "missing" else "base", structure="funnel" if extras and reads else "chain", split=split,
+                goal={"instruction": ask + _values(vals), "opening": ask, "facts": {words(p): v for p, v in vals.items()}},
+                hidden=[h.id for h in list(extras.values()) + hops if h.call and str(h.id) not in text],
+                scenario=[thaw(h.row) for h in hops + list(extras.values())],
+                difficulty={"depth": len(calls), "info": info, "distractors": distractors})
 
 # %% ../nbs/14a_taskwriter.ipynb #6506f3df
 INFO_LEVELS = ("ids", "names", "missing")
@@ -257,7 +258,7 @@ def _attempt(world: World, spec, param: str, table: str, row, depth: int, named:
     return None
 
 def write_task(server: str, depth: int, info: str = "names", distractors: int = 0, seed: int = 0, size: str = "small",
-               rng: random.Random | None = None, tid: str = "task", split: str = "train", tries: int = 40) -> dict | None:
+               rng: random.Random | None = None, tid: str = "task", split: str = "train", tries: int = 40) -> Task | None:
     "A task needing `depth` calls that ends in a state change, its rows named by `info` (ids, names, missing); None if none is found."
     if info not in INFO_LEVELS: raise ValueError(f"info must be one of {INFO_LEVELS}, got {info!r}")
     rng, srv = rng or random.Random(seed), load_server(server)

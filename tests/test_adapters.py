@@ -1,5 +1,6 @@
 """The TRL and verifiers adapters, run through the frameworks' own entry points on real servers and SmolLM2 (CPU)."""
 import inspect, json, os, subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -7,11 +8,10 @@ import pytest
 from prove_nb.adapters import (environment_class, environment_dataset, environment_factory, environment_reward, gold_chat_policy,
                                gold_completion_ids, serve_streaming_policy, score_messages, task_of_messages)
 from prove_nb.core import parse_message
-from prove_nb.grpo import task_prompt
 from prove_nb.rewards import get_reward
 from prove_nb.rollout import gold_policy, rollout
 from prove_nb.server import World, load_server
-from prove_nb.synth.dataset import load_tasks
+from prove_nb.task import load_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "data" / "sample" / "tasks.jsonl"
@@ -19,15 +19,15 @@ VF = ROOT / ".venv-verifiers" / "bin"
 
 
 def sample(one_turn=True):
-    return [t for t in load_tasks(TASKS) if len(t["turns"]) == 1 or not one_turn]
+    return [t for t in load_tasks(TASKS) if len(t.turns) == 1 or not one_turn]
 
-def gold_steps(task) -> list: return task["turns"][0].get("gold") or []
+def gold_steps(task) -> list: return task.turns[0].get("gold") or []
 
 def is_write(task, name) -> bool: return load_server(World.for_task(task).route[name]).tools[name].kind == "write"
 
 def dependent_task():
     "A one-turn sample task of at most three gold calls over two or more steps, a later one depending on an earlier one."
-    return next(t for t in sample() if len(gold_steps(t)) >= 2 and t.get("deps") and sum(map(len, gold_steps(t))) <= 3)
+    return next(t for t in sample() if len(gold_steps(t)) >= 2 and t.deps and sum(map(len, gold_steps(t))) <= 3)
 
 def one_write_task():
     "A one-turn sample task whose gold is a single state-changing call."
@@ -40,7 +40,7 @@ def direct(task) -> float:
 def play_like_trl(task, messages):
     "A fresh environment after every tool call of `messages` ran as a method call, as TRL's tool loop runs them."
     env = environment_class(task)()
-    env.reset(task=json.dumps(task), prompt=task_prompt(task))
+    env.reset(task=json.dumps(task.to_dict()), prompt=task.prompt)
     for m in messages:
         if m["role"] == "assistant":
             for c in parse_message(m).calls: getattr(env, c.name)(**c.arguments)
@@ -52,8 +52,8 @@ def test_environment_methods_are_the_task_tools():
     for task in sample(one_turn=False):
         env = environment_class(task)()
         tools = {n for n, _ in inspect.getmembers(type(env), inspect.isfunction) if n not in ("reset", "get_reward") and not n.startswith("_")}
-        assert tools == {t["function"]["name"] for t in task["tools"]}, task["id"]
-        for t in task["tools"]:
+        assert tools == {t["function"]["name"] for t in task.tools}, task.id
+        for t in task.tools:
             shown = get_json_schema(getattr(env, t["function"]["name"]))["function"]
             want = t["function"]["parameters"]
             assert list(shown["parameters"]["properties"]) == list(want["properties"]) and shown["parameters"].get("required", []) == want["required"]
@@ -61,13 +61,13 @@ def test_environment_methods_are_the_task_tools():
 def test_reset_gives_each_rollout_a_fresh_isolated_world():
     task = one_write_task()
     a, b = environment_class(task)(), environment_class(task)()
-    for e in (a, b): e.reset(task=json.dumps(task))
+    for e in (a, b): e.reset(task=json.dumps(task.to_dict()))
     seed = a.state_hash
-    call = task["turns"][0]["gold"][0][0]
+    call = task.turns[0]["gold"][0][0]
     first = getattr(a, call["name"])(**call["arguments"])
     assert a.state_hash != seed and b.state_hash == seed
     assert getattr(b, call["name"])(**call["arguments"]) == first  # same seed, same ids: b never saw a's write
-    a.reset(task=json.dumps(task))
+    a.reset(task=json.dumps(task.to_dict()))
     assert a.state_hash == seed
 
 def test_bad_arguments_reach_the_world_validator_like_rollout():
@@ -75,22 +75,22 @@ def test_bad_arguments_reach_the_world_validator_like_rollout():
     call = gold_steps(task)[-1][0]
     p = next(iter(call["arguments"]))
     args = {**call["arguments"], p: 12345 if isinstance(call["arguments"][p], str) else "x", "no_such_parameter": 1}
-    env = environment_class(task)(); env.reset(task=json.dumps(task))
+    env = environment_class(task)(); env.reset(task=json.dumps(task.to_dict()))
     got = getattr(env, call["name"])(**args)
     assert got.startswith("Error:") and got == World.for_task(task).call(call["name"], args).text
 
 def test_environment_reward_equals_the_library_on_every_gold_episode():
     for task in sample():
         gold = rollout(task, gold_policy()).messages
-        prompt = task_prompt(task)
+        prompt = task.prompt
         logged = {}
         got = environment_reward()([prompt], [gold[len(prompt):]], environments=[play_like_trl(task, gold)], log_metric=logged.__setitem__)
-        assert got == [pytest.approx(direct(task))], task["id"]
+        assert got == [pytest.approx(direct(task))], task.id
         assert logged["prove/state_agrees"] == 1.0
 
 def test_a_wrong_episode_scores_below_gold_through_the_environment():
     task = dependent_task()
-    prompt = task_prompt(task)
+    prompt = task.prompt
     wrong = [{"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": c} for c in gold_steps(task)[0]]},
              {"role": "assistant", "content": "Done."}]  # stops after the first step
     got = environment_reward()([prompt], [wrong], environments=[play_like_trl(task, wrong)])
@@ -99,8 +99,8 @@ def test_a_wrong_episode_scores_below_gold_through_the_environment():
 
 def trim(task):
     "The task showing only the tools its gold uses: the same task, a far shorter prompt for a CPU training step."
-    used = {c["name"] for turn in task["turns"] for step in turn.get("gold") or [] for c in step}
-    return {**task, "tools": [t for t in task["tools"] if t["function"]["name"] in used]}
+    used = {c["name"] for turn in task.turns for step in turn.get("gold") or [] for c in step}
+    return replace(task, tools=[t for t in task.tools if t["function"]["name"] in used])
 
 def test_grpo_step_environment_factory_matches_rollout_func(tmp_path):
     "One GRPOTrainer step through environment_factory and one through rollout_func, on SmolLM2, both fed the scripted gold."
@@ -116,7 +116,7 @@ def test_grpo_step_environment_factory_matches_rollout_func(tmp_path):
     def recorded(fn, path):
         def f(prompts, completions, **kw):
             out = fn(prompts, completions, **kw)
-            for p, r in zip(prompts, out): seen.setdefault(path, {}).setdefault(task_of_messages(tasks, p)["id"], []).append(r)
+            for p, r in zip(prompts, out): seen.setdefault(path, {}).setdefault(task_of_messages(tasks, p).id, []).append(r)
             return out
         f.__name__ = fn.__name__
         return f
@@ -130,7 +130,7 @@ def test_grpo_step_environment_factory_matches_rollout_func(tmp_path):
     roll_run = GRPOTrainer(model=model, reward_funcs=[recorded(episode_reward(), "rollout")], args=cfg("rollout"), processing_class=tok,
                            train_dataset=grpo_dataset(tasks), rollout_func=make_rollout_func(tasks, tok, policy_for=lambda tr: gold_policy()))
     roll_run.train()
-    want = {t["id"]: [pytest.approx(direct(t))] * 2 for t in tasks}
+    want = {t.id: [pytest.approx(direct(t))] * 2 for t in tasks}
     assert seen["env"] == want and seen["rollout"] == want
     logs = env_run.state.log_history[0]
     assert logs["prove/state_agrees"] == 1.0 and logs["tools/call_frequency"] == sum(len(c) for t in tasks for c in gold_steps(t)) / 2 and logs["tools/failure_frequency"] == 0.0
@@ -162,7 +162,7 @@ def test_vf_eval_runs_prove_env_against_the_library_policy_server(tmp_path):
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     traces = read_traces(tmp_path)
     assert len(traces) == 6 and all(tr["ok"] and not tr["errors"] for tr in traces)
-    ts = {t["id"]: t for t in tasks}
+    ts = {t.id: t for t in tasks}
     for tr in traces:
         task = ts[tr["task"]["data"]["id"]]
         gold = rollout(task, gold_policy())
@@ -183,7 +183,7 @@ def test_vf_eval_scores_smollm2_like_the_library(tmp_path):
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     traces = read_traces(tmp_path)
     assert len(traces) == 2 and all(tr["ok"] and not tr["errors"] for tr in traces)
-    ts = {t["id"]: t for t in tasks}
+    ts = {t.id: t for t in tasks}
     for tr in traces:
         msgs = [n["message"] for n in tr["nodes"]]
         assert any(m["role"] == "assistant" for m in msgs)

@@ -1,6 +1,7 @@
 """The evaluation harness: pass^k against hand-computed values, a report rendered from a tiny run, BFCL multi-turn
 through BFCL's own pipeline (gold scores 100%, wrong policies do not), and the OpenAI-compatible policy endpoint."""
 import json, sys
+from dataclasses import replace
 
 import httpx
 import pytest
@@ -11,16 +12,17 @@ from prove_nb.evaluate import (evaluate, pass_hat_k, pass_k, policy_from_name, s
 from prove_nb.rewards import replay_gold
 from prove_nb.rollout import Limits, OpenAIPolicy, ScriptedPolicy, gold_policy, gold_reply, noop_policy
 from prove_nb.server import load_server
+from prove_nb.task import Task, save_tasks
 
 BANK = load_server("banking").schemas(["find_customers", "list_accounts", "get_account", "deposit", "transfer"])
 
 def call(tool, /, **arguments): return {"name": tool, "arguments": arguments}
 
 def make_task(id, turns, depth, category, deps=()):
-    t = {"id": id, "servers": ["banking"], "seed": 0, "size": "small", "tools": BANK, "system": "You are a banking assistant.",
-         "turns": [{"user": u, "gold": g, "answer_facts": f} for u, g, f in turns], "deps": [list(d) for d in deps],
-         "depth": depth, "category": category, "split": "test"}
-    t["gold_state_hash"] = replay_gold(t).hash()
+    t = Task(id=id, servers=["banking"], seed=0, size="small", tools=BANK, system="You are a banking assistant.",
+             turns=[{"user": u, "gold": g, "answer_facts": f} for u, g, f in turns], deps=[list(d) for d in deps],
+             depth=depth, category=category, split="test")
+    t.gold_state_hash = replay_gold(t).hash()
     return t
 
 TASKS = [
@@ -89,7 +91,7 @@ def test_pass_k_of_a_flaky_policy_matches_its_counts():
     assert rep["success"] == pytest.approx(rep["pass_k"]["1"]) and rep["pass_k"]["1"] >= rep["pass_k"]["3"]
 
 def test_tasks_from_a_file_and_a_split(tmp_path):
-    (tmp_path / "tasks.jsonl").write_text("".join(json.dumps({**t, "split": "test" if t["depth"] else "train"}) + "\n" for t in TASKS))
+    save_tasks([replace(t, split="test" if t.depth else "train") for t in TASKS], tmp_path / "tasks.jsonl")
     rep = evaluate(tmp_path, "gold", k=1, split="test")  # a folder holding tasks.jsonl
     assert rep["tasks"] == 2 and rep["splits"] == {"test": 2} and rep["pass_k"] == {"1": 1.0}
     with pytest.raises(ValueError, match="no tasks in split 'validation'"): evaluate(tmp_path / "tasks.jsonl", "gold", split="validation")

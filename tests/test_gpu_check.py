@@ -104,7 +104,7 @@ def test_scale_gpu_cell_runs_with_the_local_model_and_few_steps(tmp_path, monkey
     (cid, src), = [c for c in scale_cells.gpu_cells() if "train_grpo_unsloth" in c[1]]
     printed = scale_cells.run_cell(src, steps=2, n_tasks=6)
     assert got["built"][0] == "0.6b" and got["model"] == str(got["built"][1]) and got["steps"] == 2 and got["max_completion"] == 1024
-    assert 0 < len(got["tasks"]) <= 6 and all(t["split"] == "train" for t in got["tasks"]) and got["out"] == "runs/unsloth-qwen3-4b"
+    assert 0 < len(got["tasks"]) <= 6 and all(t.split == "train" for t in got["tasks"]) and got["out"] == "runs/unsloth-qwen3-4b"
     assert printed.strip() == f"figure: {tmp_path / 'run' / 'rewards.png'}"
 
 @pytest.mark.parametrize("script", ["bench/device/run.sh", "bench/device/rehearse.sh", "bench/gpu_check.sh"])

@@ -8,6 +8,7 @@ from prove_nb.controller import ACTIONS, Utility, Weights, observe, progress
 from prove_nb.orchestration import Oracle, Noise, handmade_tasks, run_orchestration
 from prove_nb.rollout import Reply
 from prove_nb.server import World, load_server
+from prove_nb.task import Task
 
 TOOLS = load_server("banking").schemas(["get_account", "list_transactions", "deposit", "withdraw", "list_cards", "lock_card"])
 TERMS = {"gain", "cost", "uncertainty", "redundancy", "utility"}
@@ -35,8 +36,8 @@ class Fixed:
 def decide(messages, replies, chosen=None, weights=None):
     "The utility controller's logged decision for one conversation, sampling `replies`."
     ctl = Utility(Fixed(replies), weights, samples=len(replies))
-    ctl.episode(messages, {"id": "t"}).chosen.update(chosen or {})
-    ctl.act([messages], [TOOLS], [{"id": "t"}])
+    ctl.episode(messages, Task("t", [])).chosen.update(chosen or {})
+    ctl.act([messages], [TOOLS], [Task("t", [])])
     return ctl.log[-1]
 
 

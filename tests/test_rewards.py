@@ -1,5 +1,6 @@
 """The reward library: ranges, maxima for gold, garbage without exceptions, the formulas, alignment rules, TRL and file scoring."""
 import json, math
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -9,6 +10,7 @@ from prove_nb.policies import POLICIES, conversation, policy_messages
 from prove_nb.rewards import (REWARDS, Prove, align_completion, get_reward, gold_world, replay_gold, same_state, score_all,
                               score_file, summarize_scores, trl_reward)
 from prove_nb.server import load_server
+from prove_nb.task import Task, save_tasks
 
 BANKING = load_server("banking").schemas()
 WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Weather for a city.",
@@ -18,10 +20,10 @@ def call(tool, /, **arguments): return {"name": tool, "arguments": arguments}
 
 def make_task(id, turns, deps=(), tools=None):
     "A banking task record (seed 0) with its gold final state hash replayed."
-    t = {"id": id, "servers": ["banking"], "seed": 0, "size": "small", "tools": tools or BANKING + [WEATHER],
-         "system": "You are a banking assistant.", "deps": [list(d) for d in deps], "category": "base", "split": "train",
-         "turns": [{"user": u, "gold": g, "answer_facts": f} for u, g, f in turns]}
-    t["gold_state_hash"] = replay_gold(t).hash()
+    t = Task(id=id, servers=["banking"], seed=0, size="small", tools=tools or BANKING + [WEATHER],
+             system="You are a banking assistant.", deps=[list(d) for d in deps], category="base", split="train",
+             turns=[{"user": u, "gold": g, "answer_facts": f} for u, g, f in turns])
+    t.gold_state_hash = replay_gold(t).hash()
     return t
 
 TASKS = {
@@ -55,7 +57,7 @@ def gold(task): return policy_messages(task, "gold")
 
 def best(name, task):
     "The most a completion can earn on `task` under reward `name` (abstention tasks pay 1)."
-    has_gold = any(t["gold"] for t in task["turns"])
+    has_gold = any(t["gold"] for t in task.turns)
     return REWARDS[name].range[1] if has_gold or name in ("tier", "outcome", "toolrl") else 1.0
 
 # --- gold earns the maximum, in every message format -------------------------------------------------------------
@@ -101,7 +103,7 @@ def test_unknown_tool_is_invalid_and_not_executed():
     assert res["tier"].components["name"] == 0.75 and res["tier"].components["exec"] == 0
 
 def test_hidden_and_distractor_tools_do_not_execute():
-    task = {**TASKS["chain"], "tools": [t for t in BANKING if t["function"]["name"] != "transfer"] + [WEATHER]}
+    task = replace(TASKS["chain"], tools=[t for t in BANKING if t["function"]["name"] != "transfer"] + [WEATHER])
     comp = [user_msg("x"), assistant_msg("", [ToolCall("transfer", {"from_account": "acc_0001", "to_account": "acc_0006", "amount": 100.0})]),
             assistant_msg("", [ToolCall("get_weather", {"city": "Paris"})])]
     tr = align_completion(task, comp)
@@ -118,13 +120,13 @@ def test_a_refused_gold_call_counts_as_executed_only_when_it_was_refused():
     assert not align_completion(task, other).ran(0)
 
 def test_a_stale_task_is_refused_not_misjudged():
-    stale = {**TASKS["chain"], "id": "stale", "gold_state_hash": "0" * 32}
+    stale = replace(TASKS["chain"], id="stale", gold_state_hash="0" * 32)
     for name in ("tier", "outcome"):
         r = REWARDS[name](stale, gold(TASKS["chain"]))
         assert r.total == 0 and "gold_state_hash" in r.reasons[-1]
 
 def test_broken_task_scores_the_floor():
-    for name, res in score_all({"turns": "nonsense"}, gold(TASKS["chain"])).items():
+    for name, res in score_all(Task("broken", ["banking"], turns="nonsense"), gold(TASKS["chain"])).items():
         assert res.total == REWARDS[name].floor and res.reasons[0].startswith("could not score")
 
 # --- the PROVE formulas ----------------------------------------------------------------------------------------
@@ -224,18 +226,18 @@ def trl_form(msgs):
 @pytest.mark.parametrize("name", list(REWARDS))
 def test_trl_reward_function_scores_and_logs_every_component(name):
     task = TASKS["chain"]
-    prompt = [{"role": "system", "content": task["system"]}, user_msg(task["turns"][0]["user"])]
+    prompt = task.prompt
     metrics, extra = {}, {}
     fn = trl_reward(name)
     kw = dict(completion_ids=[[1], [2]], trainer_state=None, log_metric=lambda k, v: metrics.setdefault(k, v),
               log_extra=lambda k, v: extra.setdefault(k, v))
     out = fn(prompts=[prompt, prompt], completions=[trl_form(gold(task)[1:]), [{"role": "assistant", "content": "no"}]],
-             task=[json.dumps(task), task], **kw)
+             task=[json.dumps(task.to_dict()), task], **kw)
     assert out[0] == pytest.approx(best(name, task)) and out[1] < out[0]
     expected = set(REWARDS[name](task, gold(task)).components) | set(REWARDS[name](task, [user_msg("x"), assistant_msg("no")]).components)
     assert {k.split("/")[1] for k in metrics} == expected and len(extra[f"{name}/reasons"]) == 2
     # the same rows with the task record spread over columns, as a datasets row would carry them
-    cols = {k: [json.dumps(task[k]) if k in ("turns", "tools") else task[k]] * 2 for k in ("id", "servers", "seed", "tools", "turns", "deps", "gold_state_hash")}
+    cols = {k: [json.dumps(getattr(task, k)) if k in ("turns", "tools") else getattr(task, k)] * 2 for k in ("id", "servers", "seed", "tools", "turns", "deps", "gold_state_hash")}
     assert trl_reward(name)(prompts=[prompt, prompt], completions=[trl_form(gold(task)[1:]), [{"role": "assistant", "content": "no"}]], **cols) == out
 
 def test_trl_text_completions():
@@ -248,7 +250,7 @@ def test_trl_text_completions():
 # --- offline files -----------------------------------------------------------------------------------------------
 
 def test_score_file_keeps_going_past_bad_rows(tmp_path):
-    (tmp_path / "t.jsonl").write_text("".join(json.dumps(t) + "\n" for t in TASKS.values()))
+    save_tasks(list(TASKS.values()), tmp_path / "t.jsonl")
     rows = [{"id": "chain", "messages": gold(TASKS["chain"])}, "not json", {"id": "nope", "messages": []}, {"id": "chain"},
             {"id": "parallel", "messages": policy_messages(TASKS["parallel"], "spray")}, {"id": "chain", "messages": [7]}]
     (tmp_path / "c.jsonl").write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows) + "\n\n")
@@ -328,10 +330,10 @@ def test_extra_calls_never_help_prove_and_never_hurt_recall(tid, extra):
 @given(st.sampled_from(list(TASKS)), completion)
 def test_scoring_is_deterministic_and_pure(tid, comp):
     task = TASKS[tid]
-    before = json.dumps(task, sort_keys=True)
+    before = json.dumps(task.to_dict(), sort_keys=True)
     a = {k: (r.total, r.components) for k, r in score_all(task, comp).items()}
     assert a == {k: (r.total, r.components) for k, r in score_all(task, comp).items()}
-    assert json.dumps(task, sort_keys=True) == before
+    assert json.dumps(task.to_dict(), sort_keys=True) == before
 
 @settings(**PROPS)
 @given(st.sampled_from(list(TASKS)), st.sampled_from(list(POLICIES)), st.lists(st.booleans(), min_size=20, max_size=20))
@@ -339,4 +341,4 @@ def test_same_state_agrees_with_the_hash(tid, policy, keep):
     task = TASKS[tid]
     msgs = policy_messages(task, policy) or gold(task)
     tr = align_completion(task, [m for m, k in zip(msgs, keep + [True] * len(msgs)) if k or m["role"] != "assistant"])
-    assert same_state(tr.world, gold_world(task)) == (tr.world.hash() == task["gold_state_hash"])
+    assert same_state(tr.world, gold_world(task)) == (tr.world.hash() == task.gold_state_hash)

@@ -10,18 +10,21 @@ from prove_nb.rollout import Limits, gold_policy, prepare_tokenizer, rollout_bat
 from prove_nb.scale import (CompletionsPolicy, MCPPool, RemoteWorld, check_accelerate_config, chatml_tokenizer, cpu_check_config,
                             free_port, multi_gpu_args, remote_worlds, serve_http)
 from prove_nb.server import World, load_server
+from prove_nb.task import Task, save_tasks
 from prove_nb.synth.dataset import split_leaks
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
+def records(views: dict) -> str: return json.dumps({k: [t.to_dict() for t in v] for k, v in views.items()})
+
 def deposit_task(i, acct, seed=0):
     w = World(["banking"], seed=seed); w.call("deposit", {"account_id": acct, "amount": 10.0 + i})
-    return {"id": f"dep-{i}", "servers": ["banking"], "seed": seed, "size": "small", "system": "You are a banking assistant.",
-            "tools": load_server("banking").schemas(["get_account", "deposit"]),
-            "turns": [{"user": f"Please deposit {10 + i} dollars into account {acct}.",
-                       "gold": [[{"name": "deposit", "arguments": {"account_id": acct, "amount": 10.0 + i}}]], "answer_facts": []}],
-            "deps": [], "gold_state_hash": w.hash(), "depth": 1, "category": "base", "split": "train"}
+    return Task(id=f"dep-{i}", servers=["banking"], seed=seed, size="small", system="You are a banking assistant.",
+                tools=load_server("banking").schemas(["get_account", "deposit"]),
+                turns=[{"user": f"Please deposit {10 + i} dollars into account {acct}.",
+                           "gold": [[{"name": "deposit", "arguments": {"account_id": acct, "amount": 10.0 + i}}]], "answer_facts": []}],
+                deps=[], gold_state_hash=w.hash(), depth=1, category="base", split="train")
 
 @pytest.fixture(scope="module")
 def pool():
@@ -78,7 +81,7 @@ def test_remote_rollouts_match_in_process(pool):
         remote = rollout_batch(tasks, gold_policy(), world=world)
         sids = [w.sid for w in world.opened]
     local = rollout_batch(tasks, gold_policy())
-    assert [t.final_hash for t in remote] == [t.final_hash for t in local] == [t["gold_state_hash"] for t in tasks]
+    assert [t.final_hash for t in remote] == [t.final_hash for t in local] == [t.gold_state_hash for t in tasks]
     assert [[(c.name, c.ok, c.content) for c in t.calls] for t in remote] == [[(c.name, c.ok, c.content) for c in t.calls] for t in local]
     assert len(set(sids)) == len(tasks)
 
@@ -124,7 +127,7 @@ def test_completions_policy_rollout(completions_stub, pool):
     path, body = seen[0]
     assert path == "/v1/completions" and len(body["prompt"]) == 2 and all(p.endswith("<|im_start|>assistant\n") for p in body["prompt"])
     assert (body["model"], body["max_tokens"], body["temperature"], body["stop"]) == ("Qwen/Qwen3-4B", 32, 0.7, ["<|im_end|>"])
-    assert trajs[0].final_hash == tasks[0]["gold_state_hash"] and trajs[1].final_hash != tasks[1]["gold_state_hash"]
+    assert trajs[0].final_hash == tasks[0].gold_state_hash and trajs[1].final_hash != tasks[1].gold_state_hash
     assert trajs[0].messages[2]["content"] == CALL and trajs[0].gen_tokens > 0 and trajs[0].stop == "answered"
 
 def test_chatml_tokenizer_is_prefix_preserving():
@@ -177,7 +180,7 @@ def test_launch_script_three_steps(tmp_path):
     for name, text in SHIMS.items():
         (bin_ / name).write_text(text); (bin_ / name).chmod(0o755)
     data = tmp_path / "data"; data.mkdir()
-    (data / "tasks.jsonl").write_text("\n".join(json.dumps({"id": f"t{i}", "servers": s}) for i, s in enumerate([["banking"], ["payments", "banking"]])) + "\n")
+    save_tasks([Task(id=f"t{i}", servers=s) for i, s in enumerate([["banking"], ["payments", "banking"]])], data / "tasks.jsonl")
     vllm_port, mcp_port = free_port(), free_ports(2)
     env = {**os.environ, "PATH": f"{bin_}:{Path(sys.executable).parent}:{os.environ['PATH']}", "SHIM_LOG": str(tmp_path / "log"), "PYTHON": sys.executable}
     out = tmp_path / "run"
@@ -226,13 +229,13 @@ def test_learn_cpu_views_hold_out_states_and_combinations():
     "The recipe's views: deterministic; seen combinations on unseen world seeds; unseen combinations never trained on; gold replays."
     from prove_nb.grpo import HELD_SEEDS, RECIPE_LIMITS, TRAIN_SEEDS, recipe_tasks, tool_combination, world_index
     views = recipe_tasks(300, 20, seed=3)
-    assert json.dumps(views) == json.dumps(recipe_tasks(300, 20, seed=3)) and len(views["sft"]) == 20
+    assert records(views) == records(recipe_tasks(300, 20, seed=3)) and len(views["sft"]) == 20
     trained = {tool_combination(t) for t in views["sft"] + views["grpo"]}
     assert all(world_index(t) in TRAIN_SEEDS for t in views["sft"] + views["grpo"]) and all(world_index(t) in HELD_SEEDS for t in views["seen_combinations"])
     assert {tool_combination(t) for t in views["seen_combinations"]} <= trained and not trained & {tool_combination(t) for t in views["unseen_combinations"]}
     held = views["seen_combinations"][:10] + views["unseen_combinations"][:10]
     trajs = rollout_batch(held, gold_policy(), RECIPE_LIMITS)  # gold completes every held-out task within the recipe's limits
-    assert all(tr.final_hash == t["gold_state_hash"] for tr, t in zip(trajs, held))
+    assert all(tr.final_hash == t.gold_state_hash for tr, t in zip(trajs, held))
 
 def test_learn_cpu_stages_are_recorded_and_resumed(tmp_path):
     "A recorded stage is read back under --resume and run again without it."

@@ -17,7 +17,7 @@ SERVERS = ["banking", "calendar", "iot_devices", "video_meeting", "filesystem"]
 
 def replay(task):
     w = World.for_task(task)
-    results = [w.call(c["name"], c["arguments"]) for t in task["turns"] for s in t["gold"] for c in s]
+    results = [w.call(c["name"], c["arguments"]) for t in task.turns for s in t["gold"] for c in s]
     return w, results
 
 @pytest.mark.parametrize("server", SERVERS)
@@ -26,22 +26,22 @@ def test_write_task_is_live_and_gapped(server, depth, info):
     t = write_task(server, depth, info, distractors=2, rng=random.Random(7), tid="t")
     assert t is not None, (server, depth, info)
     w, results = replay(t)
-    assert all(r.ok for r in results) and len(results) == depth == t["depth"]
-    assert w.hash() == t["gold_state_hash"] != World.for_task(t).hash()
-    text = " ".join(x["user"] for x in t["turns"])
-    assert not any(h in text for h in t["hidden"])
-    assert len(t["tools"]) == len(load_server(server).tools) + 2
-    assert bool(t["hidden"]) == (depth > 1)  # with ids, the top row is given and the rows below it are discovered
-    if t["hidden"]: assert t["hidden"][-1] in json.dumps(t["turns"][-1]["gold"][-1])
+    assert all(r.ok for r in results) and len(results) == depth == t.depth
+    assert w.hash() == t.gold_state_hash != World.for_task(t).hash()
+    text = " ".join(x["user"] for x in t.turns)
+    assert not any(h in text for h in t.hidden)
+    assert len(t.tools) == len(load_server(server).tools) + 2
+    assert bool(t.hidden) == (depth > 1)  # with ids, the top row is given and the rows below it are discovered
+    if t.hidden: assert t.hidden[-1] in json.dumps(t.turns[-1]["gold"][-1])
     if info == "missing":
-        assert len(t["turns"]) == 2 and t["category"] == "clarification"
-        held = t["turns"][1]["user"]
-        assert held.split(" is ", 1)[1].rstrip(".") not in t["turns"][0]["user"]
+        assert len(t.turns) == 2 and t.category == "clarification"
+        held = t.turns[1]["user"]
+        assert held.split(" is ", 1)[1].rstrip(".") not in t.turns[0]["user"]
 
 def test_write_task_is_deterministic():
     a = write_task("banking", 3, "names", 3, rng=random.Random(5), tid="x")
     b = write_task("banking", 3, "names", 3, rng=random.Random(5), tid="x")
-    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    assert json.dumps(a.to_dict(), sort_keys=True) == json.dumps(b.to_dict(), sort_keys=True)
     with pytest.raises(ValueError): write_task("banking", 3, "vague")
 
 def test_label_is_unique_and_never_an_id():
@@ -86,7 +86,7 @@ def test_parse_result_and_match():
 def test_fidelity_rows_cover_every_call():
     tasks = [write_task(s, 3, "names", rng=random.Random(1), tid=s) for s in ["banking", "trading"]]
     rows = fidelity(tasks, RuleBackend())
-    assert len(rows) == sum(t["depth"] + 1 for t in tasks)
+    assert len(rows) == sum(t.depth + 1 for t in tasks)
     assert {r["verdict"] for r in rows} <= {"exact", "partial", "wrong"}
     assert all(r["verdict"] == "exact" for r in rows if r["kind"] == "bad id" and r["server"] == "banking")
 
@@ -103,11 +103,11 @@ def test_play_with_simulated_user_real_and_simulated_tools():
     g = Goal.of(t)
     assert g.facts and not any(say(v) in g.opening for v in g.facts.values())
     tr = play(t, asking_policy(), UserSimulator(g, RuleBackend()), world=World.for_task(t))
-    assert tr.final_hash == t["gold_state_hash"] and tr.stop == "done"
-    sim = play(t, asking_policy(), UserSimulator(g, RuleBackend()), tools=ToolSimulator(t["tools"], RuleBackend(), t["scenario"]))
+    assert tr.final_hash == t.gold_state_hash and tr.stop == "done"
+    sim = play(t, asking_policy(), UserSimulator(g, RuleBackend()), tools=ToolSimulator(t.tools, RuleBackend(), t.scenario))
     assert sim.final_hash == "" and all(c.ok for c in sim.calls) and Judge(RuleBackend())(t, sim.messages).success
     silent = play(t, ScriptedPolicy(lambda task, m: assistant_msg("Bye."), "bye"), UserSimulator(g, RuleBackend()), world=World.for_task(t))
-    assert silent.stop == "done" and silent.final_hash != t["gold_state_hash"]
+    assert silent.stop == "done" and silent.final_hash != t.gold_state_hash
 
 @pytest.fixture(scope="module")
 def pool():
@@ -115,7 +115,7 @@ def pool():
 
 def test_curriculum_moves_up_down_and_ignores_stale(pool):
     assert all(len(levels) >= 4 for levels in pool.values())
-    ids = [t["id"] for levels in pool.values() for ts in levels for t in ts]
+    ids = [t.id for levels in pool.values() for ts in levels for t in ts]
     assert len(ids) == len(set(ids))
     cur = Curriculum(pool, window=3, up=0.66, down=0.34)
     easy, next_ = pool["banking"][0][0], pool["banking"][1][0]
@@ -125,7 +125,7 @@ def test_curriculum_moves_up_down_and_ignores_stale(pool):
     assert len(cur.recent["banking"]) == 0
     for _ in range(3): cur.update(next_, False)
     assert cur.level["banking"] == 0
-    assert all(cur.where[t["id"]][0] in pool for t in cur.sample(20))
+    assert all(cur.where[t.id][0] in pool for t in cur.sample(20))
 
 def test_curriculum_run_raises_levels_with_a_learner(pool):
     cur, learner = Curriculum(pool, window=4, seed=1), SyntheticLearner(seed=1)
@@ -144,7 +144,7 @@ def test_curriculum_as_grpo_data_source(pool):
     assert json.loads(row["task"])["turns"][0]["user"] == row["prompt"][-1]["content"]
     fn = curriculum_reward(cur, lambda prompts, completions, task=None, **kw: [1.0] * len(task), threshold=0.5)
     task = pool["banking"][0][0]
-    fn([row["prompt"]] * 2, ["a", "b"], task=[json.dumps(task)] * 2)
+    fn([row["prompt"]] * 2, ["a", "b"], task=[json.dumps(task.to_dict())] * 2)
     assert cur.level["banking"] == 1 and cur.step == 1
     assert json.loads(next(it)["task"])["id"] in cur.where
 

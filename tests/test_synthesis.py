@@ -7,12 +7,16 @@ from prove_nb.server import World, load_server
 from prove_nb.toolgraph import Edge, ToolGraph, chains, sample_context, usable_servers
 from prove_nb.synth.config import S, TRANSITIONS, SynthConfig, step
 from prove_nb.synth.dialogue import HANDLERS
-from prove_nb.synth.dataset import (Dedup, apply_teacher, combo, description_leak, error_rate, gold_call_dicts,
-                                    gold_messages, grounded, leaks_description, load_tasks, masked_wording, replay,
+from prove_nb.synth.dataset import (Dedup, apply_teacher, combo, description_leak, error_rate, gold_messages, grounded,
+                                    leaks_description, masked_wording, replay,
                                     replay_tasks, repeated_wording, split_leaks, synthesize, write_dataset)
 from prove_nb.synth.realize import phrasings, phrasing_problems
+from prove_nb.task import Task, load_tasks
 
 CFG = SynthConfig(workers=1)
+
+def copy(t: Task) -> Task: return Task.from_dict(json.loads(json.dumps(t.to_dict())))
+def dumps(tasks: list) -> str: return json.dumps([t.to_dict() for t in tasks])
 
 @pytest.fixture(scope="module")
 def bank():
@@ -50,7 +54,7 @@ def test_machine_is_complete():
     assert Counter(step(S.EXECUTE, SynthConfig(p_failure=0.0), rng, {S.SUCCESS, S.FAILURE}) for _ in range(50)) == {S.SUCCESS: 50}
 
 def test_every_task_replays_and_is_grounded(bank):
-    assert len(bank) == 160 and len({t["id"] for t in bank}) == 160
+    assert len(bank) == 160 and len({t.id for t in bank}) == 160
     assert all(replay(t) == (True, True) for t in bank)
     assert all(grounded(t) for t in bank)
     assert replay_tasks(bank)["state_match"] == 160
@@ -58,83 +62,83 @@ def test_every_task_replays_and_is_grounded(bank):
 def test_record_contract(bank):
     keys = {"id", "servers", "seed", "size", "tools", "system", "turns", "deps", "gold_state_hash", "depth", "category", "structure", "split"}
     for t in bank:
-        assert keys <= set(t)
-        assert t["category"] in {"base", "missing_param", "clarification", "irrelevance", "missing_function", "recovery"}
-        assert t["structure"] in {"chain", "funnel", "tree", "orderfree", "none"} and 0 <= t["depth"] <= 6
-        n = len(gold_call_dicts(t))
-        assert all(0 <= i < j < n for i, j in t["deps"])
-        names = {x["function"]["name"] for x in t["tools"]}
-        assert {c["name"] for c in gold_call_dicts(t)} <= names
-        for turn in t["turns"]:
+        assert keys <= set(t.to_dict())
+        assert t.category in {"base", "missing_param", "clarification", "irrelevance", "missing_function", "recovery"}
+        assert t.structure in {"chain", "funnel", "tree", "orderfree", "none"} and 0 <= t.depth <= 6
+        n = len(t.gold_call_dicts)
+        assert all(0 <= i < j < n for i, j in t.deps)
+        names = {x["function"]["name"] for x in t.tools}
+        assert {c["name"] for c in t.gold_call_dicts} <= names
+        for turn in t.turns:
             assert turn["user"] and turn["answer"]
             assert all(all(isinstance(c["arguments"], dict) for c in step) and step for step in turn["gold"])
             assert all(f in turn["answer"] for f in turn["answer_facts"])
             assert all(m["text"] in turn["user"] for m in turn["mentions"])
-    assert len({t["category"] for t in bank}) >= 4
-    assert {t["split"] for t in bank} <= {"train", "validation", "test"}
+    assert len({t.category for t in bank}) >= 4
+    assert {t.split for t in bank} <= {"train", "validation", "test"}
 
 def test_ungrounded_or_wrong_hash_is_caught(bank):
-    t = json.loads(json.dumps(next(x for x in bank if x["turns"][0]["mentions"])))
-    t["turns"][0]["mentions"][0]["id"] = "acc_9999"
+    t = copy(next(x for x in bank if x.turns[0]["mentions"]))
+    t.turns[0]["mentions"][0]["id"] = "acc_9999"
     assert not grounded(t)
-    t = json.loads(json.dumps(next(x for x in bank if gold_call_dicts(x))))
-    gold_call_dicts(t)[-1]["arguments"] = {}
+    t = copy(next(x for x in bank if x.gold_call_dicts))
+    t.gold_call_dicts[-1]["arguments"] = {}
     assert replay(t)[0] is False
 
 def test_missing_function_hides_the_tool(every, bank):
-    mf = [x for x in every[0] + bank if x["category"] == "missing_function"]
+    mf = [x for x in every[0] + bank if x.category == "missing_function"]
     assert mf
     for t in mf:
-        assert t["turns"][0]["gold"] == []
-        shown = {x["function"]["name"] for x in t["tools"]}
-        assert not {c["name"] for c in gold_call_dicts(t)} - shown
+        assert t.turns[0]["gold"] == []
+        shown = {x["function"]["name"] for x in t.tools}
+        assert not {c["name"] for c in t.gold_call_dicts} - shown
 
 def test_recovery_obeys_error_rate(every, bank):
-    rec = [t for t in every[0] + bank if t["category"] == "recovery"]
+    rec = [t for t in every[0] + bank if t.category == "recovery"]
     assert rec
     for t in rec:
         assert 0 < error_rate(t) <= 0.3
         w = World.for_task(t)
-        assert all(w.call(c["name"], c["arguments"]).ok != bool(c.get("expect_error")) for c in gold_call_dicts(t))
+        assert all(w.call(c["name"], c["arguments"]).ok != bool(c.get("expect_error")) for c in t.gold_call_dicts)
 
 def test_splits_hold_out_combinations(bank):
     assert split_leaks(bank) == 0
-    train = {combo(t) for t in bank if t["split"] == "train"}
-    assert not any(combo(t) in train for t in bank if t["split"] == "test" and combo(t))
+    train = {combo(t) for t in bank if t.split == "train"}
+    assert not any(combo(t) in train for t in bank if t.split == "test" and combo(t))
 
 def test_dedup_rejects_near_copies(bank):
     d = Dedup(0.7)
-    t = next(x for x in bank if len(gold_call_dicts(x)) >= 3)
-    assert d.admit(t) and not d.admit(json.loads(json.dumps(t)))
+    t = next(x for x in bank if len(x.gold_call_dicts) >= 3)
+    assert d.admit(t) and not d.admit(copy(t))
 
 def test_same_seed_same_bytes_any_workers():
     a = synthesize(60, seed=5, servers=["banking"], config=SynthConfig(workers=1), progress=False)
     b = synthesize(60, seed=5, servers=["banking"], config=SynthConfig(workers=2, refresh_every=10), progress=False)
     c = synthesize(60, seed=5, servers=["banking"], config=SynthConfig(workers=2, refresh_every=10), progress=False)
-    assert json.dumps(b) == json.dumps(c)
-    assert json.dumps(a) != json.dumps(synthesize(60, seed=6, servers=["banking"], config=CFG, progress=False))
-    assert json.dumps(a) == json.dumps(synthesize(60, seed=5, servers=["banking"], config=SynthConfig(workers=2), progress=False))
+    assert dumps(b) == dumps(c)
+    assert dumps(a) != dumps(synthesize(60, seed=6, servers=["banking"], config=CFG, progress=False))
+    assert dumps(a) == dumps(synthesize(60, seed=5, servers=["banking"], config=SynthConfig(workers=2), progress=False))
 
 def test_same_bytes_across_processes():
     "Python salts string hashes per process: nothing may depend on set order."
     import hashlib, os, subprocess, sys
     code = ("import hashlib, json; from prove_nb.synth.config import SynthConfig; "
             "from prove_nb.synth.dataset import synthesize; "
-            "print(hashlib.sha256(json.dumps(synthesize(40, seed=2, servers=['banking', 'filesystem', 'social_media'], "
-            "config=SynthConfig(workers=1), progress=False)).encode()).hexdigest())")
+            "print(hashlib.sha256(json.dumps([t.to_dict() for t in synthesize(40, seed=2, servers=['banking', 'filesystem', 'social_media'], "
+            "config=SynthConfig(workers=1), progress=False)]).encode()).hexdigest())")
     out = [subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": h}, capture_output=True, text=True,
                           check=True).stdout.strip() for h in ("1", "2")]
     assert out[0] == out[1] and len(out[0]) == 64
 
 def test_depth_range():
     ts = synthesize(40, seed=1, servers=["banking"], depth_min=3, depth_max=4, config=CFG, progress=False)
-    assert all(3 <= t["depth"] <= 4 for t in ts) and all(t["category"] not in ("irrelevance", "missing_function") for t in ts)
+    assert all(3 <= t.depth <= 4 for t in ts) and all(t.category not in ("irrelevance", "missing_function") for t in ts)
 
 def test_every_server_generic(every):
     tasks, report = every
     assert len(report["servers"]) >= 2 and not [k for k in report if k.startswith("error:")]
     assert all(replay(t) == (True, True) and grounded(t) for t in tasks)
-    assert len({s for t in tasks for s in t["servers"]}) >= 5
+    assert len({s for t in tasks for s in t.servers}) >= 5
 
 def test_broken_server_is_skipped():
     with warnings.catch_warnings(record=True) as w:
@@ -144,15 +148,15 @@ def test_broken_server_is_skipped():
     assert usable_servers(["no_such_server"]) == []
 
 def test_gold_messages_execute(bank):
-    t = next(x for x in bank if len(gold_call_dicts(x)) >= 3 and len(x["turns"]) >= 2)
+    t = next(x for x in bank if len(x.gold_call_dicts) >= 3 and len(x.turns) >= 2)
     msgs = gold_messages(t)
-    assert msgs[0] == {"role": "system", "content": t["system"]} and "<tools>" not in msgs[0]["content"]
+    assert msgs[0] == {"role": "system", "content": t.system} and "<tools>" not in msgs[0]["content"]
     calls = [c for m in msgs if m["role"] == "assistant" for c in m.get("tool_calls", [])]
-    assert [c["function"]["name"] for c in calls] == [c["name"] for c in gold_call_dicts(t)]
+    assert [c["function"]["name"] for c in calls] == [c["name"] for c in t.gold_call_dicts]
     tools = [m for m in msgs if m["role"] == "tool"]
     assert len(tools) == len(calls) and all(m["tool_call_id"] == c["id"] for m, c in zip(tools, calls))
-    assert sum(m["role"] == "user" for m in msgs) == len(t["turns"])
-    assert msgs[-1]["role"] == "assistant" and msgs[-1]["content"] == t["turns"][-1]["answer"]
+    assert sum(m["role"] == "user" for m in msgs) == len(t.turns)
+    assert msgs[-1]["role"] == "assistant" and msgs[-1]["content"] == t.turns[-1]["answer"]
 
 def test_write_and_load(tmp_path, bank):
     stats = write_dataset(bank, tmp_path, seed=0, seconds=1.5, extra={"note": "test"})
@@ -165,20 +169,20 @@ def test_write_and_load(tmp_path, bank):
     hf = load_from_disk(str(tmp_path / "hf"))
     assert sum(len(hf[s]) for s in hf) == 160
     row = hf["train"][0]
-    assert json.loads(row["turns"]) == next(t for t in bank if t["id"] == row["id"])["turns"]
+    assert json.loads(row["turns"]) == next(t for t in bank if t.id == row["id"]).turns
 
 def test_teacher_is_validated(bank):
-    tasks = json.loads(json.dumps(bank[:20]))
+    tasks = [copy(t) for t in bank[:20]]
     good = lambda prompt: "Hey! " + prompt.rsplit("Message: ", 1)[1]          # keeps every string
     cnt = apply_teacher(tasks, good)
     assert cnt["teacher_kept"] > 0 and all(grounded(t) and replay(t) == (True, True) for t in tasks)
-    assert all(t["user"].startswith("Hey! ") for x in tasks for t in x["turns"] if t["mentions"] or t["literals"])
-    tasks = json.loads(json.dumps(bank[:20]))
+    assert all(t["user"].startswith("Hey! ") for x in tasks for t in x.turns if t["mentions"] or t["literals"])
+    tasks = [copy(t) for t in bank[:20]]
     cnt = apply_teacher(tasks, lambda prompt: "Please do it.")                  # drops what the calls depend on
-    assert cnt["teacher_dropped"] >= sum(1 for x in bank[:20] for t in x["turns"] if t["mentions"] or t["literals"])
-    assert cnt["teacher_dropped:lost_value"] >= sum(1 for x in bank[:20] for t in x["turns"] if t["mentions"] or t["literals"])
-    assert [t["user"] for x in tasks for t in x["turns"] if t["mentions"] or t["literals"]] == \
-           [t["user"] for x in bank[:20] for t in x["turns"] if t["mentions"] or t["literals"]]
+    assert cnt["teacher_dropped"] >= sum(1 for x in bank[:20] for t in x.turns if t["mentions"] or t["literals"])
+    assert cnt["teacher_dropped:lost_value"] >= sum(1 for x in bank[:20] for t in x.turns if t["mentions"] or t["literals"])
+    assert [t["user"] for x in tasks for t in x.turns if t["mentions"] or t["literals"]] == \
+           [t["user"] for x in bank[:20] for t in x.turns if t["mentions"] or t["literals"]]
 
 # Wording: user-voice templates per tool, measured
 
@@ -190,18 +194,18 @@ def test_every_tool_has_user_voice_templates():
 
 def test_requests_read_like_a_user(every, bank):
     tasks = every[0] + bank
-    asks = [t for x in tasks for t in x["turns"] if t["gold"]]
+    asks = [t for x in tasks for t in x.turns if t["gold"]]
     assert description_leak(tasks) < 0.05 and repeated_wording(tasks) < 0.1
     assert not any(";" in masked_wording(t) for t in asks)          # several requests read as one, not glued clauses
-    fake = {"servers": ["banking"], "turns": [{"user": "Please withdraw money from an open account.", "mentions": [], "literals": [],
-                                                "gold": [[{"name": "withdraw", "arguments": {}}]]}]}
-    assert leaks_description(fake, fake["turns"][0]) and description_leak([fake]) == 1.0
-    twice = json.loads(json.dumps(fake)); twice["turns"] *= 2
+    fake = Task("fake", ["banking"], turns=[{"user": "Please withdraw money from an open account.", "mentions": [], "literals": [],
+                                            "gold": [[{"name": "withdraw", "arguments": {}}]]}])
+    assert leaks_description(fake, fake.turns[0]) and description_leak([fake]) == 1.0
+    twice = copy(fake); twice.turns *= 2
     assert repeated_wording([twice]) == 1.0 and repeated_wording([fake]) == 0.0
 
 def test_gold_messages_are_what_training_sees(bank):
     from prove_nb.rollout import Limits, gold_policy, rollout
-    for t in [x for x in bank if gold_call_dicts(x)][:10]:
+    for t in [x for x in bank if x.gold_call_dicts][:10]:
         assert gold_messages(t) == rollout(t, gold_policy(), Limits(max_steps=12)).messages
 
 def test_teacher_endpoint_end_to_end(tmp_path, bank):
@@ -216,25 +220,25 @@ def test_teacher_endpoint_end_to_end(tmp_path, bank):
     stats, tasks = json.loads((tmp_path / "stats.json").read_text()), load_tasks(tmp_path)
     gen = stats["generation"]
     kept, dropped = gen.get("teacher_kept", 0), gen.get("teacher_dropped", 0)
-    assert gen["config"]["teacher"] and kept + dropped == sum(len(t["turns"]) for t in tasks)
+    assert gen["config"]["teacher"] and kept + dropped == sum(len(t.turns) for t in tasks)
     assert dropped == sum(v for k, v in gen.items() if k.startswith("teacher_dropped:"))
     assert stats["executable_rate"] == stats["grounded_rate"] == 1.0 and all(replay(t) == (True, True) for t in tasks)
     calls = []
     def half(task, messages):  # every other rewrite invents a name
         calls.append(text := messages[-1]["content"].rsplit("Message: ", 1)[1])
         return assistant_msg("Yo, " + text if len(calls) % 2 else text + " Ask Bob too.")
-    tasks = json.loads(json.dumps(bank[:6]))
+    tasks = [copy(t) for t in bank[:6]]
     with serve_policy(ScriptedPolicy(half), port=0, background=True, model="scripted") as srv:
         cnt = apply_teacher(tasks, openai_teacher(srv.url, "scripted"))
-    assert cnt["teacher_kept"] > 0 and cnt["teacher_dropped:invented_name"] > 0 and len(calls) == sum(len(t["turns"]) for t in tasks)
-    assert sum(t["user"].startswith("Yo, ") for x in tasks for t in x["turns"]) == cnt["teacher_kept"]
+    assert cnt["teacher_kept"] > 0 and cnt["teacher_dropped:invented_name"] > 0 and len(calls) == sum(len(t.turns) for t in tasks)
+    assert sum(t["user"].startswith("Yo, ") for x in tasks for t in x.turns) == cnt["teacher_kept"]
     assert all(grounded(t) and replay(t) == (True, True) for t in tasks)
 
 # The restructuring guard (issue 17): these digests were recorded before the code moved; a change of module layout,
 # helper or name must leave the synthesized bytes alone. Update them only for an intended change of the data, and say so.
 def _digest(tasks) -> str:
     import hashlib
-    return hashlib.sha256(json.dumps(tasks, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
+    return hashlib.sha256(json.dumps([t.to_dict() for t in tasks], sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
 
 def test_synthesis_digest():
     "40 tasks over every server (seed 0), byte for byte as recorded."

@@ -19,13 +19,14 @@ from .plan import plan_pool
 from .ground import Env, context_of
 from .dialogue import HANDLERS, Dialogue, Retry
 from .realize import rewrite, system_prompt
+from ..task import Task, save_tasks
 
 # %% auto #0
-__all__ = ['distractors', 'choose_tools', 'category', 'record', 'converse', 'show_task', 'demo_tasks', 'gold_call_dicts',
-           'replay', 'grounded', 'error_rate', 'rejection', 'call_set', 'Dedup', 'combo', 'assign_splits',
-           'split_leaks', 'ready_servers', 'run_block', 'synthesize', 'apply_teacher', 'gold_messages',
-           'leaks_description', 'masked_wording', 'description_leak', 'repeated_wording', 'replay_tasks', 'load_tasks',
-           'dataset_stats', 'to_hf', 'dataset_card', 'write_dataset', 'plot_stats']
+__all__ = ['distractors', 'choose_tools', 'category', 'record', 'converse', 'show_task', 'demo_tasks', 'replay', 'grounded',
+           'error_rate', 'rejection', 'call_set', 'Dedup', 'combo', 'assign_splits', 'split_leaks', 'ready_servers',
+           'run_block', 'synthesize', 'apply_teacher', 'gold_messages', 'leaks_description', 'masked_wording',
+           'description_leak', 'repeated_wording', 'replay_tasks', 'dataset_stats', 'to_hf', 'dataset_card',
+           'write_dataset', 'plot_stats']
 
 # %% ../../nbs/06f_synth_dataset.ipynb #e06e26a7
 def _tokens(tool: str, spec) -> set: return set(tool.split("_")) | set(spec.params)
@@ -72,18 +73,18 @@ def category(states: list) -> str:
         if s in first: return first[s]
     return "recovery" if S.FAILURE in states or S.PARTIAL in states else "base"
 
-def record(d: Dialogue) -> dict:
+def record(d: Dialogue) -> Task:
     "The task record of a finished dialogue."
     used = [s for s in d.servers if s == d.servers[0] or any(c["name"] in load_server(s).tools for c in d.calls)]
     w = World(used, d.env.seed, d.env.size)
     w.sessions = {s: d.world.sessions[s] for s in used}
     depth, structure = d.main or (0, "none")
-    return {"id": "", "servers": used, "seed": d.env.seed, "size": d.env.size, "tools": choose_tools(d, used),
-            "system": system_prompt([load_server(s).description for s in used], load_server(used[0]).now, d.rng),
-            "turns": d.turns, "deps": sorted([a, b] for a, b in d.deps), "gold_state_hash": w.hash(), "depth": depth,
-            "category": category(d.states), "structure": structure, "split": "", "states": [s.value for s in d.states]}
+    return Task(id="", servers=used, seed=d.env.seed, size=d.env.size, tools=choose_tools(d, used),
+                system=system_prompt([load_server(s).description for s in used], load_server(used[0]).now, d.rng),
+                turns=d.turns, deps=sorted([a, b] for a, b in d.deps), gold_state_hash=w.hash(), depth=depth,
+                category=category(d.states), structure=structure, split="", states=[s.value for s in d.states])
 
-def converse(env: Env, server: str, rng, cfg: SynthConfig, depth: tuple = (0, 6), cross: str | None = None) -> dict:
+def converse(env: Env, server: str, rng, cfg: SynthConfig, depth: tuple = (0, 6), cross: str | None = None) -> Task:
     "One conversation: run the state machine from START to END on a fresh world; raises Retry when it cannot finish."
     servers = [server] + ([cross] if cross else [])
     d = Dialogue(env, cfg, rng, servers, World(servers, env.seed, env.size), depth, cross=cross)
@@ -97,9 +98,9 @@ def converse(env: Env, server: str, rng, cfg: SynthConfig, depth: tuple = (0, 6)
 # %% ../../nbs/06f_synth_dataset.ipynb #3103d832
 def show_task(task: dict) -> str:
     "A task as readable text: header, then each user turn, its gold steps and the gold reply."
-    lines = [f"[{task['id'] or '-'}] {'+'.join(task['servers'])} seed={task['seed']} depth={task['depth']} {task['structure']} "
-             f"{task['category']} ({len(task['tools'])} tools shown)"]
-    for t in task["turns"]:
+    lines = [f"[{task.id or '-'}] {'+'.join(task.servers)} seed={task.seed} depth={task.depth} {task.structure} "
+             f"{task.category} ({len(task.tools)} tools shown)"]
+    for t in task.turns:
         lines.append(f"USER: {t['user']}")
         for st in t["gold"]:
             lines.append("  CALL " + " || ".join(f"{c['name']}({json.dumps(c['arguments'], ensure_ascii=False)})" + (" -> error" if c.get("expect_error") else "") for c in st))
@@ -118,20 +119,16 @@ def demo_tasks(n: int, server: str = "banking", seed: int = 0, cfg: SynthConfig 
 # %% ../../nbs/06f_synth_dataset.ipynb #1137268c
 _ID_TOKEN = re.compile(r"\b[a-z]+_\d{3,}\b")
 
-def gold_call_dicts(task: dict) -> list[dict]:
-    "The task's gold calls in replay order, as recorded: dicts with `name`, `arguments` and maybe `expect_error`."
-    return [c for t in task["turns"] for st in t.get("gold") or [] for c in st]
-
 def replay(task: dict) -> tuple[bool, bool]:
     "(every gold call behaved as recorded, the final state matches `gold_state_hash`), on a fresh world."
     w = World.for_task(task)
-    ok = [w.call(c["name"], c["arguments"]).ok != bool(c.get("expect_error")) for c in gold_call_dicts(task)]
-    return all(ok), w.hash() == task["gold_state_hash"]
+    ok = [w.call(c["name"], c["arguments"]).ok != bool(c.get("expect_error")) for c in task.gold_call_dicts]
+    return all(ok), w.hash() == task.gold_state_hash
 
 def grounded(task: dict) -> bool:
     "Whether every user turn names only entities of the seed state, in words it contains, with every literal value present."
     w = World.for_task(task)
-    for t in task["turns"]:
+    for t in task.turns:
         ids = set()
         for m in t["mentions"]:
             s, tab = m["entity"].split(".", 1)
@@ -145,7 +142,7 @@ def grounded(task: dict) -> bool:
 
 def error_rate(task: dict) -> float:
     "Share of gold calls expected to fail."
-    calls = gold_call_dicts(task)
+    calls = task.gold_call_dicts
     return sum(1 for c in calls if c.get("expect_error")) / len(calls) if calls else 0.0
 
 def rejection(task: dict, cfg: SynthConfig) -> str | None:
@@ -160,7 +157,7 @@ def rejection(task: dict, cfg: SynthConfig) -> str | None:
 # %% ../../nbs/06f_synth_dataset.ipynb #0b846c13
 def call_set(task: dict) -> frozenset:
     "The task's gold calls as a set of canonical strings (on its seed state)."
-    return frozenset(f"{task['seed']}|{c['name']}|{json.dumps(c['arguments'], sort_keys=True)}" for c in gold_call_dicts(task))
+    return frozenset(f"{task.seed}|{c['name']}|{json.dumps(c['arguments'], sort_keys=True)}" for c in task.gold_call_dicts)
 
 class Dedup:
     "Admits a task unless its call set is more similar than `threshold` (Jaccard) to an admitted one."
@@ -178,7 +175,7 @@ class Dedup:
 # %% ../../nbs/06f_synth_dataset.ipynb #92fd56d6
 def combo(task: dict) -> tuple:
     "The sorted tool names of a task's successful gold calls: what the test split holds out."
-    return tuple(sorted({c["name"] for c in gold_call_dicts(task) if not c.get("expect_error")}))
+    return tuple(sorted({c["name"] for c in task.gold_call_dicts if not c.get("expect_error")}))
 
 def _unit(*parts) -> float:
     "A deterministic number in [0, 1) from the parts."
@@ -189,25 +186,25 @@ def assign_splits(tasks: list, seed: int, test_frac: float = 0.1, val_frac: floa
     "Set each task's `split` in place (train / validation / test); test combinations never occur in train."
     for t in tasks:
         c = combo(t)
-        held = _unit(seed, "combo", *c) < test_frac if c else _unit(seed, "task", t["id"]) < test_frac
-        t["split"] = "test" if held else "validation" if _unit(seed, "val", t["id"]) < val_frac / (1 - test_frac) else "train"
-    train_servers = {s for t in tasks if t["split"] == "train" for s in t["servers"]}
-    trained = {n for t in tasks if t["split"] == "train" for n in combo(t)}
-    floor = sum(t["split"] == "test" for t in tasks) // 2  # a small run keeps at least half its test split
+        held = _unit(seed, "combo", *c) < test_frac if c else _unit(seed, "task", t.id) < test_frac
+        t.split = "test" if held else "validation" if _unit(seed, "val", t.id) < val_frac / (1 - test_frac) else "train"
+    train_servers = {s for t in tasks if t.split == "train" for s in t.servers}
+    trained = {n for t in tasks if t.split == "train" for n in combo(t)}
+    floor = sum(t.split == "test" for t in tasks) // 2  # a small run keeps at least half its test split
     for tool in sorted(n for s in train_servers for n in load_server(s).tools if n not in trained):
         for split in ("validation", "test"):
-            cs = sorted({combo(t) for t in tasks if t["split"] == split and tool in combo(t)}, key=lambda c: (len(c), c))
+            cs = sorted({combo(t) for t in tasks if t.split == split and tool in combo(t)}, key=lambda c: (len(c), c))
             moving = [t for t in tasks if cs and combo(t) == cs[0]]
-            if not cs or (split == "test" and sum(t["split"] == "test" for t in tasks) - len(moving) < floor): continue
-            for t in moving: t["split"] = "train"
+            if not cs or (split == "test" and sum(t.split == "test" for t in tasks) - len(moving) < floor): continue
+            for t in moving: t.split = "train"
             trained |= set(cs[0])
             break
     return tasks
 
 def split_leaks(tasks: list) -> int:
     "Number of test tasks whose (non-empty) tool combination also occurs in train."
-    train = {combo(t) for t in tasks if t["split"] == "train"}
-    return sum(1 for t in tasks if t["split"] == "test" and combo(t) and combo(t) in train)
+    train = {combo(t) for t in tasks if t.split == "train"}
+    return sum(1 for t in tasks if t.split == "test" and combo(t) and combo(t) in train)
 
 # %% ../../nbs/06f_synth_dataset.ipynb #54a3ed9b
 def ready_servers(names, seed: int, cfg: SynthConfig) -> list[str]:
@@ -276,7 +273,7 @@ def synthesize(n: int, seed: int = 0, servers: list[str] | None = None, depth_mi
     finally:
         bar.close()
         if pool: pool.shutdown()
-    for i, t in enumerate(kept): t["id"] = f"syn-{i:06d}"
+    for i, t in enumerate(kept): t.id = f"syn-{i:06d}"
     assign_splits(kept, seed, cfg.test_frac, cfg.val_frac)
     if cfg.teacher is not None: cnt.update(apply_teacher(kept, cfg.teacher))
     if report is not None: report.update({"servers": names, "blocks": b, **dict(sorted(cnt.items())), "config": cfg.public()})
@@ -287,7 +284,7 @@ def apply_teacher(tasks: list, teacher) -> Counter:
     "Paraphrase user turns with `teacher` in place, keeping only validated rewrites; returns kept/dropped counts (with reasons)."
     cnt = Counter()
     for task in tasks:
-        for t in task["turns"]:
+        for t in task.turns:
             keep = list(dict.fromkeys([m["text"] for m in t["mentions"]] + t["literals"]))
             new, why = rewrite(t["user"], keep, teacher)
             if new is not None:
@@ -301,8 +298,8 @@ def apply_teacher(tasks: list, teacher) -> Counter:
 def gold_messages(task: dict) -> list[dict]:
     "The gold conversation exactly as SFT and GRPO see it (OpenAI chat format, tools passed apart), with tool results from real execution on a fresh world."
     w = World.for_task(task)
-    msgs = [{"role": "system", "content": task["system"]}] if task.get("system") else []
-    for n, t in enumerate(task["turns"]):
+    msgs = [{"role": "system", "content": task.system}] if task.system else []
+    for n, t in enumerate(task.turns):
         msgs.append(user_msg(t["user"]))
         for k, st in enumerate(t["gold"]):
             calls = [ToolCall(c["name"], c["arguments"], f"call_{n}_{k}_{i}") for i, c in enumerate(st)]
@@ -322,11 +319,11 @@ def _description_grams(server: str, tool: str) -> frozenset:
 
 def _call_turns(tasks: list) -> list:
     "(task, turn) of every user turn that carries gold calls."
-    return [(task, t) for task in tasks for t in task["turns"] if t["gold"]]
+    return [(task, t) for task in tasks for t in task.turns if t["gold"]]
 
 def leaks_description(task: dict, turn: dict, n: int = 5) -> bool:
     "Whether a turn's user text contains a run of `n` words of the description of a tool it calls."
-    where = {x: s for s in task["servers"] for x in load_server(s).tools}
+    where = {x: s for s in task.servers for x in load_server(s).tools}
     g = _grams(turn["user"], n)
     return any(g & _description_grams(where[c["name"]], c["name"]) for st in turn["gold"] for c in st if c["name"] in where)
 
@@ -355,25 +352,19 @@ def replay_tasks(tasks: list) -> dict:
     ex, same = sum(a for a, _ in res), sum(b for _, b in res)
     return {"n": n, "executable": ex, "state_match": same, "executable_rate": ex / n if n else 0.0, "state_match_rate": same / n if n else 0.0}
 
-def load_tasks(path) -> list[dict]:
-    "Task records from a tasks.jsonl file (or a directory containing one)."
-    p = Path(path)
-    if p.is_dir(): p = p / "tasks.jsonl"
-    with open(p) as f: return [json.loads(line) for line in f if line.strip()]
-
 def dataset_stats(tasks: list) -> dict:
     "Counts and rates of a task set (replaying every task)."
     n = max(len(tasks), 1)
     rep = replay_tasks(tasks)
     by = lambda key: dict(sorted(Counter(str(key(t)) for t in tasks).items()))
-    train_servers = sorted({s for t in tasks if t["split"] == "train" for s in t["servers"]})
+    train_servers = sorted({s for t in tasks if t.split == "train" for s in t.servers})
     all_tools = {x for s in train_servers for x in load_server(s).tools}
-    in_train = {x for t in tasks if t["split"] == "train" for x in combo(t)}
-    calls = [len(gold_call_dicts(t)) for t in tasks]
+    in_train = {x for t in tasks if t.split == "train" for x in combo(t)}
+    calls = [len(t.gold_call_dicts) for t in tasks]
     return {"n": len(tasks), "executable_rate": rep["executable_rate"], "state_match_rate": rep["state_match_rate"],
-            "grounded_rate": sum(map(grounded, tasks)) / n, "splits": by(lambda t: t["split"]), "categories": by(lambda t: t["category"]),
-            "structures": by(lambda t: t["structure"]), "depths": by(lambda t: t["depth"]), "turns": by(lambda t: len(t["turns"])),
-            "servers": by(lambda t: "+".join(t["servers"])), "calls": sum(calls), "calls_per_task": round(sum(calls) / n, 3),
+            "grounded_rate": sum(map(grounded, tasks)) / n, "splits": by(lambda t: t.split), "categories": by(lambda t: t.category),
+            "structures": by(lambda t: t.structure), "depths": by(lambda t: t.depth), "turns": by(lambda t: len(t.turns)),
+            "servers": by(lambda t: "+".join(t.servers)), "calls": sum(calls), "calls_per_task": round(sum(calls) / n, 3),
             "tools_of_train_servers": len(all_tools), "tools_in_train": len(in_train & all_tools),
             "tools_missing_from_train": sorted(all_tools - in_train), "split_leaks": split_leaks(tasks),
             "max_error_rate": max((error_rate(t) for t in tasks), default=0.0), "description_leak": round(description_leak(tasks), 4),
@@ -388,9 +379,10 @@ def to_hf(tasks: list):
     from datasets import Dataset, DatasetDict, Features, Sequence, Value
     feats = Features({k: Sequence(Value("string")) if isinstance(v, list) else Value(v) for k, v in _FEATURES.items()})
     def cols(ts):
-        return {k: [t[k] if k in ("servers",) or not isinstance(t[k], (list, dict)) else json.dumps(t[k], ensure_ascii=False) for t in ts]
+        rs = [t.to_dict() for t in ts]
+        return {k: [r[k] if k in ("servers",) or not isinstance(r[k], (list, dict)) else json.dumps(r[k], ensure_ascii=False) for r in rs]
                 for k in _FEATURES}
-    return DatasetDict({s: Dataset.from_dict(cols([t for t in tasks if t["split"] == s]), features=feats)
+    return DatasetDict({s: Dataset.from_dict(cols([t for t in tasks if t.split == s]), features=feats)
                         for s in ("train", "validation", "test")})
 
 def dataset_card(stats: dict) -> str:
@@ -439,13 +431,14 @@ a tokenizer that has no tool-calling template (SmolLM2; Qwen2.5 tokenizers alrea
 
 ## Loading
 ```python
-from prove_nb.synth.dataset import load_tasks, gold_messages
+from prove_nb.task import load_tasks
+from prove_nb.synth.dataset import gold_messages
 from prove_nb.rollout import chat_view, load_model
 tasks = load_tasks("tasks.jsonl")          # or: datasets.load_from_disk("hf")
 messages = gold_messages(tasks[0])         # the full gold conversation, tool results included
 model, tok = load_model("smollm2-135m")    # its tokenizer gets the ChatML tool-calling template
 # chat_view decodes tool-call arguments to objects, as chat templates expect; SFT tokenizes exactly this
-text = tok.apply_chat_template(chat_view(messages), tools=tasks[0]["tools"], tokenize=False)
+text = tok.apply_chat_template(chat_view(messages), tools=tasks[0].tools, tokenize=False)
 ```
 """
 
@@ -453,8 +446,7 @@ def write_dataset(tasks: list, out_dir, seed: int, seconds: float, extra: dict |
     "Write tasks.jsonl, the DatasetDict (hf/), README.md and stats.json to `out_dir`; returns the stats."
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / "tasks.jsonl", "w") as f:
-        for t in tasks: f.write(json.dumps(t, ensure_ascii=False) + "\n")
+    save_tasks(tasks, out / "tasks.jsonl")
     stats = {**dataset_stats(tasks), "seed": seed, "seconds": round(seconds, 2)}
     if extra: stats["generation"] = extra
     import datasets
@@ -472,14 +464,14 @@ def plot_stats(tasks: list, title: str = ""):
     "Four panels: tool coverage per server, depth histogram, category mix, user turns per conversation."
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(1, 4, figsize=(18, 4))
-    servers = sorted({s for t in tasks for s in t["servers"]})
+    servers = sorted({s for t in tasks for s in t.servers})
     used = {x for t in tasks for x in combo(t)}
     tot = [len(load_server(s).tools) for s in servers]
     cov = [len(used & set(load_server(s).tools)) for s in servers]
     ax[0].barh(servers, tot, color="#dddddd", label="tools"); ax[0].barh(servers, cov, color="#4c72b0", label="used in gold")
     ax[0].legend(fontsize=7); ax[0].set_title("tool coverage")
-    for a, key, name in ((ax[1], lambda t: t["depth"], "depth"), (ax[2], lambda t: t["category"], "category"),
-                         (ax[3], lambda t: len(t["turns"]), "user turns")):
+    for a, key, name in ((ax[1], lambda t: t.depth, "depth"), (ax[2], lambda t: t.category, "category"),
+                         (ax[3], lambda t: len(t.turns), "user turns")):
         c = Counter(key(t) for t in tasks)
         ks = sorted(c, key=str)
         a.bar([str(k) for k in ks], [c[k] for k in ks], color="#dd8452"); a.set_title(name)
