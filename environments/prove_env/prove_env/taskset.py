@@ -5,6 +5,7 @@ import verifiers.v1 as vf
 
 from prove_env.toolset import ProveToolset
 from prove_nb.adapters import score_messages
+from prove_nb.task import Task, load_tasks
 
 
 class ProveData(vf.TaskData):
@@ -27,7 +28,7 @@ class ProveTask(vf.Task[ProveData, vf.State, ProveTaskConfig]):
 
     def result(self, trace: vf.Trace):
         from verifiers.v1.dialects.chat import message_to_wire
-        return score_messages(json.loads(self.data.task), [message_to_wire(m) for m in trace.messages], self.config.reward)
+        return score_messages(Task.from_dict(json.loads(self.data.task)), [message_to_wire(m) for m in trace.messages], self.config.reward)
 
     @vf.reward(weight=1.0)
     async def prove(self, trace: vf.Trace) -> float:
@@ -48,11 +49,9 @@ class ProveConfig(vf.TasksetConfig):
 
 class ProveTaskset(vf.Taskset[ProveTask, ProveConfig]):
     def load(self) -> list[ProveTask]:
-        from prove_nb.synth.dataset import load_tasks
-        from prove_nb.grpo import task_prompt
-        tasks = [t for t in load_tasks(self.config.tasks) if len(t["turns"]) == 1 or not self.config.single_turn]
-        return [ProveTask(ProveData(id=t["id"], prompt=[m for m in task_prompt(t) if m["role"] == "user"],
-                                    system_prompt=t.get("system"), task=json.dumps(t)), self.config.task) for t in tasks]
+        tasks = [t for t in load_tasks(self.config.tasks) if len(t.turns) == 1 or not self.config.single_turn]
+        return [ProveTask(ProveData(id=t.id, prompt=[m for m in t.prompt if m["role"] == "user"],
+                                    system_prompt=t.system, task=json.dumps(t.to_dict())), self.config.task) for t in tasks]
 
 
 def load_environment(**config) -> vf.Env:
