@@ -37,6 +37,7 @@ from prove_nb.grpo import RECIPE_LIMITS, RECIPE_MAX_NEW, RECIPE_MICRO_BATCH, pai
 from prove_nb.rewards import gold_hash
 from prove_nb.rollout import HFPolicy, load_model
 from prove_nb.server import World
+from prove_nb.task import Task
 
 SIZES = {
     "quick": dict(pool=400, seen=12, unseen=8, sft_tasks=24, sft_steps=6, sft_batch=4, grpo_steps=3, group=4, resample=1, recall_steps=2),
@@ -56,7 +57,7 @@ def mean(xs) -> float:
     xs = list(xs)
     return sum(xs) / len(xs) if xs else 0.0
 
-def changes_state(task: dict) -> bool: return World.for_task(task).hash() != gold_hash(task)
+def changes_state(task: Task) -> bool: return World.for_task(task).hash() != gold_hash(task)
 
 def view_metrics(per: dict) -> dict:
     "Summary of one model's per-task records on one view."

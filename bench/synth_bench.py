@@ -25,7 +25,7 @@ def main():
     ap.add_argument("--check-determinism", action="store_true")
     ap.add_argument("--digest-only", action="store_true", help="print only the sha256 of the records (used by --check-determinism)")
     a = ap.parse_args()
-    digest = lambda tasks: hashlib.sha256(json.dumps(tasks).encode()).hexdigest()
+    digest = lambda tasks: hashlib.sha256(json.dumps([t.to_dict() for t in tasks]).encode()).hexdigest()
     if a.digest_only:
         print(digest(synthesize(a.n, seed=a.seed, config=SynthConfig(workers=a.workers), progress=False)))
         return
