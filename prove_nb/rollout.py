@@ -280,8 +280,8 @@ def _register_decode_attention():
     AttentionMaskInterface.register("prove_decode", sdpa_mask)
 
 def use_decode_attention(model):
-    "Switch a model on SDPA attention to `decode_attention` (the same attention, scores in float32; faster one-token steps); others stay as they are."
-    if model.config._attn_implementation == "sdpa":
+    "Switch a CPU model on SDPA attention to `decode_attention` (the same attention, scores in float32; faster one-token steps); others stay as they are."
+    if model.device.type == "cpu" and model.config._attn_implementation == "sdpa":  # on a GPU, SDPA's kernels already decode fast
         _register_decode_attention()
         model.set_attn_implementation("prove_decode")
     return model
