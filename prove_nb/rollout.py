@@ -113,9 +113,8 @@ def rollout_batch(tasks: list[Task], policy, limits: Limits = Limits(), progress
     t0 = time.perf_counter()
     worlds = [world(t) for t in tasks]
     visible = [{f["function"]["name"] if "function" in f else f["name"] for f in t.tools} for t in tasks]
-    trajs = [Trajectory(t.id, system_messages(t)) for t in tasks]
+    trajs = [Trajectory(t.id, list(t.prompt)) for t in tasks]
     turns = [0] * len(tasks)
-    for tr, t in zip(trajs, tasks): tr.messages.append(user_msg(t.turns[0]["user"]))
     active, steps = list(range(len(tasks))), [0] * len(tasks)
     bar = tqdm(total=len(tasks), disable=not progress, desc="rollouts")
     while active:
