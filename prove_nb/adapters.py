@@ -104,12 +104,12 @@ def environment_dataset(tasks: list[Task]):
 # %% ../nbs/17_adapters.ipynb #ad000011
 def score_messages(task: Task, messages: list, name: str = "prove", context: int = 0, **config) -> RewardResult:
     "Reward `name` of a rollout's messages (the first `context` are history), over the task turns it reached."
-    return get_reward(name, **config)(task, align_completion(task, messages, context=context, whole=False))
+    return get_reward(name, **config)(task, align_completion(task, messages, context=context, whole=False, replay=True))
 
 def score_environment(env: ProveEnvironment, prompt: list, completion: list, name: str = "prove", **config) -> tuple[RewardResult, bool]:
     "Reward `name` of one TRL rollout, and whether the environment's live state is the state its calls replay to."
     msgs = list(prompt) + list(completion)
-    tr = align_completion(env.task, msgs, context=len(prompt), whole=False)
+    tr = align_completion(env.task, msgs, context=len(prompt), whole=False, replay=True)  # the replay checks the live state
     return get_reward(name, **config)(env.task, tr), tr.world.hash() == env.state_hash
 
 def environment_reward(name: str = "prove", **config) -> Callable:

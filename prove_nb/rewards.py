@@ -120,7 +120,8 @@ def completion_messages(completion) -> tuple[list | None, str]:
 
 # %% ../nbs/07_rewards.ipynb #e5c2b965
 class AlignedCompletion:
-    "A completion aligned with its task: scored calls, context calls, final texts per turn, and (lazily) their execution."
+    "A completion aligned with its task: scored calls, context calls, final texts per turn, and their execution (as a rollout ran it, or replayed when asked)."
+    replay = False  # may `executed` run the calls on a fresh world? (`align_completion(replay=True)`)
     def __init__(self, task: Task, calls: list, context: list, texts: dict, first: int, last: int, reasons: list, problem: str = ""):
         self.task, self.calls, self.context, self.texts = task, calls, context, texts
         self.first, self.last, self.reasons, self.problem = first, last, reasons, problem
@@ -147,7 +148,8 @@ class AlignedCompletion:
 
     @cached_property
     def executed(self) -> tuple:
-        "(world, results): the world after the context and scored calls, and each scored call's result (None: unparsed)."
+        "(world, results): the world after the context and scored calls, and each scored call's result (None: unparsed), replayed on a fresh world."
+        if not self.replay: raise ValueError(f"task {self.task.id}: the completion was aligned without its execution; pass ran=(world, records) from the rollout that ran it, or replay=True")
         w = World.for_task(self.task)
         for c in self.context: self._run(w, c)
         return w, [self._run(w, m.call) if m.call else None for m in self.calls]
@@ -168,11 +170,12 @@ class AlignedCompletion:
     def __repr__(self): return f"AlignedCompletion({self.task.id!r}, turns {self.first}..{self.last}, {len(self.calls)} calls)"
 
 # %% ../nbs/07_rewards.ipynb #a8fcc216
-def align_completion(task: Task, completion, context: int = 0, whole: bool = True, ran=None) -> AlignedCompletion:
-    "Align `completion` with the turns of `task` (the first `context` messages are history; `whole`: score every task turn)."
+def align_completion(task: Task, completion, context: int = 0, whole: bool = True, ran=None, replay: bool = False) -> AlignedCompletion:
+    "Align `completion` with the turns of `task` (the first `context` messages are history; `whole`: score every task turn), executed as `ran` = (world, call records) of the rollout, or with `replay` on a fresh world."
     try: tr = _align(task, completion, context, whole)
     except Exception as e: return AlignedCompletion(task, [], [], {}, 0, -1, [], f"could not score: {type(e).__name__}: {e}")
     if ran is not None: tr.executed = as_executed(tr, *ran)
+    tr.replay = replay
     return tr
 
 def as_executed(tr: AlignedCompletion, world: World, records: list) -> tuple:
@@ -289,7 +292,7 @@ class Reward:
 
     def __call__(self, task: Task, completion) -> RewardResult:
         try:
-            tr = completion if isinstance(completion, AlignedCompletion) else align_completion(task, completion)
+            tr = completion if isinstance(completion, AlignedCompletion) else align_completion(task, completion, replay=True)
             if tr.problem: return RewardResult(self.floor, {}, tr.reasons + [tr.problem])
             return self.score(tr)
         except Exception as e:
@@ -508,7 +511,7 @@ def get_reward(name: str, **config) -> Reward:
 
 def score_all(task: Task, completion, rewards: dict = REWARDS) -> dict:
     "{name: RewardResult} for one completion, aligned and executed once for all `rewards`."
-    tr = completion if isinstance(completion, AlignedCompletion) else align_completion(task, completion)
+    tr = completion if isinstance(completion, AlignedCompletion) else align_completion(task, completion, replay=True)
     return {name: r(task, tr) for name, r in rewards.items()}
 
 # %% ../nbs/07_rewards.ipynb #e067ff29
@@ -566,7 +569,7 @@ def trl_reward(name: str = "prove", task_column: str = "task", **config) -> Call
             p = p if isinstance(p, list) else [user_msg(p)]
             c = c if isinstance(c, list) else [{"role": "assistant", "content": c}]
             task = _task_of(row)
-            results.append(reward(task, align_completion(task, list(p) + list(c), context=len(p), whole=False)))
+            results.append(reward(task, align_completion(task, list(p) + list(c), context=len(p), whole=False, replay=True)))
         comps = defaultdict(list)
         for r in results:
             for k, v in r.components.items(): comps[k].append(v)

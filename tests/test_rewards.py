@@ -106,7 +106,7 @@ def test_hidden_and_distractor_tools_do_not_execute():
     task = replace(TASKS["chain"], tools=[t for t in BANKING if t["function"]["name"] != "transfer"] + [WEATHER])
     comp = [user_msg("x"), assistant_msg("", [ToolCall("transfer", {"from_account": "acc_0001", "to_account": "acc_0006", "amount": 100.0})]),
             assistant_msg("", [ToolCall("get_weather", {"city": "Paris"})])]
-    tr = align_completion(task, comp)
+    tr = align_completion(task, comp, replay=True)
     assert [r.ok for r in tr.results] == [False, False]
     assert tr.executed[0].hash() == replay_gold(task, -1).hash()  # the hidden transfer did not run
     v = Prove().validity(tr, [])
@@ -114,10 +114,10 @@ def test_hidden_and_distractor_tools_do_not_execute():
 
 def test_a_refused_gold_call_counts_as_executed_only_when_it_was_refused():
     task = TASKS["recovery"]
-    tr = align_completion(task, gold(task))
+    tr = align_completion(task, gold(task), replay=True)
     assert [r.ok for r in tr.results] == [False, True] and [tr.ran(i) for i in range(2)] == [True, True]
     other = [user_msg("a"), calls_msg(("withdraw", {"account_id": "acc_0011", "amount": 20000.0}))]  # refused, but not the gold's call
-    assert not align_completion(task, other).ran(0)
+    assert not align_completion(task, other, replay=True).ran(0)
 
 def test_a_stale_task_is_refused_not_misjudged():
     stale = replace(TASKS["chain"], id="stale", gold_state_hash="0" * 32)
@@ -198,18 +198,18 @@ def test_missing_turns_cost_offline_but_not_in_trl():
     task = TASKS["two_turns"]
     first_turn = gold(task)[:4]
     assert REWARDS["recall"](task, first_turn).total == 0.5
-    assert REWARDS["recall"](task, align_completion(task, first_turn, whole=False)).total == 1.0
-    assert REWARDS["outcome"](task, align_completion(task, first_turn, whole=False)).total == 1.0
+    assert REWARDS["recall"](task, align_completion(task, first_turn, whole=False, replay=True)).total == 1.0
+    assert REWARDS["outcome"](task, align_completion(task, first_turn, whole=False, replay=True)).total == 1.0
 
 def test_context_turns_execute_but_are_not_scored():
     task = TASKS["two_turns"]
     g = gold(task)
     second = g.index(next(m for m in g if m["role"] == "user" and m["content"].startswith("Deposit")))
-    tr = align_completion(task, g, context=second + 1)
+    tr = align_completion(task, g, context=second + 1, replay=True)
     assert (tr.first, [m.call.name for m in tr.calls]) == (1, ["deposit"])
     assert {k: r.total for k, r in score_all(task, tr).items()} == {k: best(k, task) for k in REWARDS}
     # without the context's get_account the same answer still reaches the gold state: the deposit is what counts
-    assert REWARDS["outcome"](task, align_completion(task, [user_msg("a"), user_msg("b")] + g[second + 1:], context=2)).total == 1.0
+    assert REWARDS["outcome"](task, align_completion(task, [user_msg("a"), user_msg("b")] + g[second + 1:], context=2, replay=True)).total == 1.0
 
 # --- TRL ---------------------------------------------------------------------------------------------------------
 
@@ -340,5 +340,5 @@ def test_scoring_is_deterministic_and_pure(tid, comp):
 def test_same_state_agrees_with_the_hash(tid, policy, keep):
     task = TASKS[tid]
     msgs = policy_messages(task, policy) or gold(task)
-    tr = align_completion(task, [m for m, k in zip(msgs, keep + [True] * len(msgs)) if k or m["role"] != "assistant"])
+    tr = align_completion(task, [m for m, k in zip(msgs, keep + [True] * len(msgs)) if k or m["role"] != "assistant"], replay=True)
     assert same_state(tr.world, gold_world(task)) == (tr.world.hash() == task.gold_state_hash)
