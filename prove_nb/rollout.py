@@ -15,8 +15,8 @@ from .task import Task
 
 # %% auto #0
 __all__ = ['SMOLLM2', 'Limits', 'clip_result', 'CallRecord', 'Trajectory', 'Reply', 'Policy', 'ScriptedPolicy', 'gold_reply',
-           'gold_policy', 'noop_policy', 'execute', 'system_messages', 'rollout_batch', 'rollout', 'cache_dir',
-           'smollm2_path', 'prepare_tokenizer', 'load_model', 'bf16_training', 'chat_view', 'render_prompt', 'reserve',
+           'gold_policy', 'noop_policy', 'execute', 'rollout_batch', 'rollout', 'cache_dir', 'smollm2_path',
+           'prepare_tokenizer', 'load_model', 'bf16_training', 'chat_view', 'render_prompt', 'reserve',
            'decode_attention', 'use_decode_attention', 'Generation', 'common_prefix', 'CachedLM', 'HFPolicy',
            'OpenAIPolicy']
 
@@ -102,9 +102,6 @@ def execute(world: World, call: ToolCall, visible: set) -> ToolResult:
     "Run a call if the task shows its tool; otherwise an error result."
     if call.name not in visible: return ToolResult(False, error=f"tool '{call.name}' is not available")
     return world.run(call)
-
-def system_messages(task: Task) -> list:
-    return [{"role": "system", "content": task.system}] if task.system else []
 
 def rollout_batch(tasks: list[Task], policy, limits: Limits = Limits(), progress: bool = False,
                   world: Callable[[Task], Any] = World.for_task) -> list[Trajectory]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from .synth.realize import words
 from .core import ToolCall, Validator, assistant_msg, function_schema, parse_message, tool_msg, user_msg
-from .rollout import CachedLM, CallRecord, Limits, Reply, ScriptedPolicy, Trajectory, gold_reply, rollout_batch, system_messages
+from .rollout import CachedLM, CallRecord, Limits, Reply, ScriptedPolicy, Trajectory, gold_reply, rollout_batch
 from .server import ToolResult, World, all_tools, load_server
 from .task import Task
 from .taskwriter import say, write_task
@@ -374,7 +374,7 @@ def play(task: Task, policy, user: UserSimulator, tools: ToolSimulator | None = 
     "One conversation with a simulated user; calls run on `world` when it serves the tool, else on the tool simulator."
     t0 = time.perf_counter()
     visible = {function_schema(s)["name"] for s in task.tools}
-    tr = Trajectory(task.id, system_messages(task) + [user_msg(user.start())])
+    tr = Trajectory(task.id, task.system_messages + [user_msg(user.start())])
     for turn in range(limits.max_turns):
         for step in range(limits.max_steps):
             rep = policy.act([tr.messages], [task.tools], [task])[0]

@@ -53,9 +53,14 @@ class Task:
         return [c for t in self.turns for st in t.get("gold") or [] for c in st]
 
     @property
+    def system_messages(self) -> list[dict]:
+        "The system message, when the task has one."
+        return [{"role": "system", "content": self.system}] if self.system else []
+
+    @property
     def prompt(self) -> list[dict]:
         "The opening messages: the system message (when there is one) and the first user turn."
-        return ([{"role": "system", "content": self.system}] if self.system else []) + [user_msg(self.turns[0]["user"])]
+        return self.system_messages + [user_msg(self.turns[0]["user"])]
 
 # %% ../nbs/05b_task.ipynb #51e6250d
 def load_tasks(path) -> list[Task]:
