@@ -295,10 +295,10 @@ def apply_teacher(tasks: list, teacher) -> Counter:
     return cnt
 
 # %% ../../nbs/06f_synth_dataset.ipynb #18af8831
-def gold_messages(task: dict) -> list[dict]:
+def gold_messages(task: Task) -> list[dict]:
     "The gold conversation exactly as SFT and GRPO see it (OpenAI chat format, tools passed apart), with tool results from real execution on a fresh world."
     w = World.for_task(task)
-    msgs = [{"role": "system", "content": task.system}] if task.system else []
+    msgs = task.system_messages
     for n, t in enumerate(task.turns):
         msgs.append(user_msg(t["user"]))
         for k, st in enumerate(t["gold"]):
