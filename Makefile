@@ -4,7 +4,7 @@ PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha1sum | cut -c1-12)
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
-.PHONY: setup test demo export readme bench clean verifiers-env docs docs-test lab chromium
+.PHONY: setup test demo export readme notebooks bench clean verifiers-env docs docs-test lab chromium
 
 $(STAMP):
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -32,6 +32,14 @@ export: setup
 	$(VENV)/bin/nbdev-export
 
 readme: setup
+	$(PY) scripts/nb2readme.py
+
+# Every notebook executed and committed with its outputs, two at a time (about 5 minutes on 2 cores); cells flagged
+# slow or gpu keep the outputs of their last real run (`make notebooks FLAGS=slow` runs the slow ones, labelled).
+notebooks: export OMP_NUM_THREADS = 1
+notebooks: export TRL_EXPERIMENTAL_SILENCE = 1
+notebooks: setup
+	$(PY) scripts/run_notebooks.py $(if $(FLAGS),--flags "$(FLAGS)")
 	$(PY) scripts/nb2readme.py
 
 # The docs site in _docs/: nbdev's doc processing of every notebook (API reference from the exported functions; no
