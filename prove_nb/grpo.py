@@ -104,7 +104,11 @@ def episode_reward(name: str = "prove"):
         if log_metric:
             for k in dict.fromkeys(k for r in results for k in r.components): log_metric(f"{name}/{k}", sum(r.components.get(k, 0) for r in results) / len(results))
             if n_calls is not None: log_metric("calls_per_episode", sum(n_calls) / len(n_calls))
-            if group_stats: log_metric("groups/zero_variance", group_stats[0]["zero_variance"] / max(1, group_stats[0]["groups"]))
+            if group_stats:
+                st = group_stats[0]
+                log_metric("groups/zero_variance", st["zero_variance"] / max(1, st["groups"]))  # of the groups first drawn
+                log_metric("groups/zero_variance_after", st["zero_variance_after"] / max(1, st["groups"]))  # of those trained on
+                log_metric("groups/resampled", st["resampled"])
         return [r.total for r in results]
     reward_fn.__name__ = f"{name}_reward"
     return reward_fn
@@ -266,7 +270,7 @@ def before_after(run: dict):
     import pandas as pd
     mean = lambda xs: sum(xs) / len(xs)
     t = pd.DataFrame({m: {"success": mean([r["success"] for r in rows]), "PROVE": mean([r["rewards"]["prove"] for r in rows]),
-                          "calls/task": mean([r["calls"] for r in rows])} for m, rows in run["rows"].items()}).T
+                          "calls/task": mean([r["calls"] for r in rows])} for m, rows in run["rows"].items()}).T.round(3).astype(object)
     g = run["paired"]
     t.loc["gain (95% CI)"] = [f"{g[k]['gain']:+.3f} [{g[k]['ci95'][0]:+.3f}, {g[k]['ci95'][1]:+.3f}]" for k in ("success", "prove", "calls_per_task")]
     return t
