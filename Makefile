@@ -19,11 +19,16 @@ $(STAMP):
 
 setup: $(STAMP)
 
+# Tests and notebook runs write their scratch files (checkpoints of a few hundred MB each) under .tmp/, emptied before
+# each run and removed after a passing one, so that repeated runs do not fill the disk.
 test: export OMP_NUM_THREADS = 1
 test: export TRL_EXPERIMENTAL_SILENCE = 1
+test: export TMPDIR = $(CURDIR)/.tmp
 test: setup verifiers-env
+	rm -rf .tmp && mkdir .tmp
 	$(VENV)/bin/nbdev-test --n-workers 2
 	$(PY) -m pytest -q -x tests
+	rm -rf .tmp
 
 demo: setup
 	$(VENV)/bin/prove demo
@@ -38,8 +43,11 @@ readme: setup
 # slow or gpu keep the outputs of their last real run (`make notebooks FLAGS=slow` runs the slow ones, labelled).
 notebooks: export OMP_NUM_THREADS = 1
 notebooks: export TRL_EXPERIMENTAL_SILENCE = 1
+notebooks: export TMPDIR = $(CURDIR)/.tmp
 notebooks: setup
+	rm -rf .tmp && mkdir .tmp
 	$(PY) scripts/run_notebooks.py $(if $(FLAGS),--flags "$(FLAGS)")
+	rm -rf .tmp
 	$(PY) scripts/nb2readme.py
 
 # The docs site in _docs/: nbdev's doc processing of every notebook (API reference from the exported functions; no

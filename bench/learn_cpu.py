@@ -4,10 +4,12 @@ The recipe (the levers weighed in bench/RESULTS.md):
 - Tasks (`prove_nb.grpo.recipe_tasks`): one user turn, one or two chained calls, 3 tools of one server, no distractors, so a prompt
   is about 0.5-0.8k tokens and a 135M model sits at the edge of its ability instead of far below it.
 - SFT on gold conversations until the model calls tools and stops (SFT_TASKS conversations, a few epochs).
+- Pre-screening: the SFT model plays PRESCREEN candidate GRPO tasks PRESCREEN_K times each at temperature 1, and
+  GRPO trains only on those whose pass rate lies strictly between 0 and 1 (`prove_nb.grpo.pass_rates`, `at_the_edge`).
 - GRPO from the SFT checkpoint with groups of GROUP rollouts of one task a step, reward PROVE + outcome (PROVE's
-  process reward plus 1 for gold final state and every answer fact), and dynamic sampling judged on the outcome: a
-  group whose rollouts all succeed or all fail is replaced by a fresh task's group (up to RESAMPLE rounds), so GRPO
-  trains on tasks whose pass rate lies strictly between 0 and 1.
+  process reward plus 1 for gold final state and every answer fact). With --prescreen 0, dynamic sampling judged on the
+  outcome instead: a group whose rollouts all succeed or all fail is replaced by a fresh task's group (up to RESAMPLE
+  rounds) during training.
 - A second GRPO arm from the same checkpoint and seeds with recall + outcome instead (PROVE's thesis: recall pays for
   verbosity, PROVE's budget term stops it); it is logged, not evaluated.
 
@@ -33,15 +35,17 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
 from prove_nb.evaluate import run_trials
-from prove_nb.grpo import RECIPE_LIMITS, RECIPE_MAX_NEW, RECIPE_MICRO_BATCH, paired_gain, plot_learning, recipe_tasks
+from prove_nb.grpo import RECIPE_LIMITS, RECIPE_MAX_NEW, RECIPE_MICRO_BATCH, at_the_edge, paired_gain, pass_rates, plot_learning, recipe_tasks
 from prove_nb.rewards import gold_hash
 from prove_nb.rollout import HFPolicy, load_model
 from prove_nb.server import World
 from prove_nb.task import Task
 
 SIZES = {
-    "quick": dict(pool=400, seen=12, unseen=8, sft_tasks=24, sft_steps=6, sft_batch=4, grpo_steps=3, group=4, resample=1, recall_steps=2),
-    "full": dict(pool=3000, seen=150, unseen=100, sft_tasks=288, sft_steps=72, sft_batch=4, grpo_steps=16, group=8, resample=4, recall_steps=8),
+    "quick": dict(pool=400, seen=12, unseen=8, sft_tasks=24, sft_steps=6, sft_batch=4, prescreen=0, prescreen_k=2, grpo_steps=3, group=4,
+                  resample=1, recall_steps=2),  # 6 SFT steps leave hardly any task at the edge: resampling instead
+    "full": dict(pool=3000, seen=150, unseen=100, sft_tasks=288, sft_steps=72, sft_batch=4, prescreen=24, prescreen_k=4, grpo_steps=16, group=8,
+                 resample=0, recall_steps=8),
 }
 LIMITS = RECIPE_LIMITS
 VIEWS = ("seen_combinations", "unseen_combinations")
@@ -87,6 +91,15 @@ def paired(a: dict, b: dict, key: str) -> dict:
     return paired_gain([a[i][key] for i in ids], [b[i][key] for i in ids])
 
 # ------------------------------------------------------------------------------------------------------- training
+def prescreen(checkpoint: str, tasks: list, k: int, seed: int) -> dict:
+    "Pass rates of the SFT model over `k` samples at temperature 1 on candidate GRPO tasks, and how many lie strictly between 0 and 1."
+    model, tok = load_model(checkpoint, dtype="bfloat16")
+    model.eval()
+    rates = pass_rates(tasks, HFPolicy(model, tok, MAX_NEW, 1.0, name="sft"), k, LIMITS, batch_size=EVAL_BATCH, seed=seed)
+    hist = dict(sorted(Counter(f"{r:.2f}" for r in rates.values()).items()))
+    print(f"  prescreen: {len(tasks)} tasks x {k}: pass rates {hist}", flush=True)
+    return {"tasks": len(tasks), "k": k, "rates": rates, "edge": sum(0 < r < 1 for r in rates.values()), "histogram": hist}
+
 def grpo_curve(metrics: Path) -> dict:
     "Per-step reward, calls per episode, PROVE efficiency and zero-variance share, and the mean step time."
     rows = [r for l in metrics.read_text().splitlines() if l.strip() and "reward" in (r := json.loads(l))]
@@ -122,7 +135,7 @@ def main(argv=None):
     ap.add_argument("--resume", action="store_true", help="reuse the stages already recorded in the output folder")
     ap.add_argument("--sft-from", help="continue SFT from this checkpoint, which already trained on the first --sft-skip SFT conversations")
     ap.add_argument("--sft-skip", type=int, default=0, help="SFT conversations the --sft-from checkpoint already saw (one epoch, in order)")
-    for k in ("sft_steps", "grpo_steps", "resample", "recall_steps", "seen", "unseen"): ap.add_argument("--" + k.replace("_", "-"), type=int, help="override the size's value")
+    for k in ("sft_steps", "prescreen", "prescreen_k", "grpo_steps", "resample", "recall_steps", "seen", "unseen"): ap.add_argument("--" + k.replace("_", "-"), type=int, help="override the size's value")
     a = ap.parse_args(argv)
     size = "quick" if a.quick else "full"
     cfg = {**SIZES[size], **{k: v for k, v in vars(a).items() if k in SIZES[size] and v is not None}}
@@ -137,23 +150,29 @@ def main(argv=None):
                                                                   steps=cfg["sft_steps"] - skip // cfg["sft_batch"], lr=a.sft_lr, batch_size=cfg["sft_batch"],
                                                                   max_length=1536, seed=a.seed, max_result_chars=LIMITS.max_result_chars)),
                                      "from": a.sft_from, "skipped": skip}, a.resume)
+    screen = stage(out, "prescreen", lambda: prescreen(sft["checkpoint"], views["grpo"][:cfg["prescreen"]], cfg["prescreen_k"], a.seed), a.resume) \
+        if cfg["prescreen"] else None
+    grpo_tasks = at_the_edge(views["grpo"][:cfg["prescreen"]], screen["rates"]) if screen else views["grpo"]
+    if not grpo_tasks: raise SystemExit(f"prescreen: none of {cfg['prescreen']} tasks has a pass rate strictly between 0 and 1: {screen['histogram']}; screen more (--prescreen)")
+    print(f"GRPO tasks: {len(grpo_tasks)}" + (f" of {cfg['prescreen']} screened ({screen['histogram']})" if screen else ""), flush=True)
     grpo_kw = dict(model=sft["checkpoint"], group=cfg["group"], batch_size=cfg["group"], lr=a.grpo_lr, beta=0.0, limits=LIMITS,
                    max_new_tokens=MAX_NEW, max_completion=1024, seed=a.seed, resample=cfg["resample"],
                    resample_on=("outcome",), micro_batch=min(cfg["group"], RECIPE_MICRO_BATCH))
-    grpo = stage(out, "grpo", lambda: {"checkpoint": str(train_grpo(views["grpo"], str(out / "grpo"), steps=cfg["grpo_steps"],
+    grpo = stage(out, "grpo", lambda: {"checkpoint": str(train_grpo(grpo_tasks, str(out / "grpo"), steps=cfg["grpo_steps"],
                                                                     reward="prove+outcome", monitor=("recall",), **grpo_kw))}, a.resume)
     models, order = {"base": "smollm2-135m", "sft": sft["checkpoint"], "sft+grpo": grpo["checkpoint"]}, []
     for view in VIEWS: order += [("sft", view), ("sft+grpo", view)]  # the paired comparison first, view by view
     order += [("base", view) for view in VIEWS]
     done = {k: stage(out, f"eval_{k[0]}_{k[1]}", lambda k=k: evaluate(k[0], models[k[0]], views[k[1]], k[1], out), a.resume) for k in order}
     rows = {m: {v: done[(m, v)] for v in VIEWS} for m in models}
-    recall = stage(out, "grpo_recall", lambda: {"checkpoint": str(train_grpo(views["grpo"], str(out / "grpo_recall"), steps=cfg["recall_steps"],
+    recall = stage(out, "grpo_recall", lambda: {"checkpoint": str(train_grpo(grpo_tasks, str(out / "grpo_recall"), steps=cfg["recall_steps"],
                                                                              reward="recall+outcome", monitor=("prove",), **grpo_kw))}, a.resume)
     per = {(m, v): json.loads((out / f"eval_{m}_{v}.json").read_text()) for m in ("sft", "sft+grpo") for v in VIEWS}
     res = {"bench": "learn_cpu", "size": size, "config": cfg, "seed": a.seed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr,
            "sizes": {k: len(v) for k, v in views.items()},
            "sft_from": sft.get("from"), "sft_skipped": sft.get("skipped", 0),
-           "seconds": {"sft": sft["stage_s"], "grpo": grpo["stage_s"], "grpo_recall": recall["stage_s"],
+           "prescreen": {k: screen[k] for k in ("tasks", "k", "edge", "histogram")} if screen else None,
+           "seconds": {"sft": sft["stage_s"], **({"prescreen": screen["stage_s"]} if screen else {}), "grpo": grpo["stage_s"], "grpo_recall": recall["stage_s"],
                        **{f"eval_{m}_{v}": r["stage_s"] for (m, v), r in done.items()}, "wall": round(time.perf_counter() - t_all, 1)},
            "grpo_curve": {"prove+outcome": grpo_curve(out / "grpo" / "metrics.jsonl"), "recall+outcome": grpo_curve(out / "grpo_recall" / "metrics.jsonl")}}
     for v in VIEWS:

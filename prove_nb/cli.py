@@ -113,7 +113,7 @@ def cmd_train(args):
             ck = train_grpo(tasks, args.out, model, steps=args.steps, reward=args.reward, group=args.group, batch_size=args.batch_size or args.group,
                             lr=args.lr or 1e-6, beta=args.beta, loss_type=args.loss_type, limits=Limits(max_steps=args.max_steps, max_turns=args.max_turns),
                             max_new_tokens=args.max_new_tokens, max_completion=args.max_length, lora_rank=args.lora_rank, resample=args.resample,
-                            resume=args.resume)
+                            resume=args.resume, save_every=args.save_every)
     except ValueError as e: raise SystemExit(f"prove train: error: {e}") from None  # bad data or flags: the message, no trace
     print(f"checkpoint: {ck}")
 
@@ -173,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("train", help="SFT or GRPO a model on a synthesized dataset")
     s.add_argument("--stage", choices=["sft", "grpo"], required=True); s.add_argument("--model", default="smollm2-135m")
     s.add_argument("--data", required=True); s.add_argument("--out", required=True); s.add_argument("--steps", type=int, default=20)
-    s.add_argument("--reward", default="prove", help="a reward, or a sum such as prove+outcome"); s.add_argument("--group", type=int, default=4); s.add_argument("--resume", action="store_true")
+    s.add_argument("--reward", default="prove", help="a reward, or a sum such as prove+outcome"); s.add_argument("--group", type=int, default=4); s.add_argument("--resume", action="store_true", help="GRPO: continue from the last --save-every checkpoint in --out")
     s.add_argument("--lr", type=float, help="learning rate (default: 5e-5 for SFT, 1e-6 for GRPO)")
     s.add_argument("--batch-size", type=int, help="conversations (SFT) or completions (GRPO, a multiple of --group) per step")
     s.add_argument("--max-length", type=int, default=4096, help="tokens per SFT conversation or GRPO completion (longer conversations are left out)")
@@ -183,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--max-turns", type=int, default=3, help="GRPO rollouts: user turns per episode")
     s.add_argument("--max-new-tokens", type=int, default=128, help="GRPO rollouts: tokens per assistant step")
     s.add_argument("--lora-rank", type=int, help="GRPO: train LoRA adapters of this rank (merged into the checkpoint), not all weights")
+    s.add_argument("--save-every", type=int, default=0, help="GRPO: keep a resumable checkpoint (weights and optimizer) every N steps; 0 keeps only the final model")
     s.add_argument("--resample", type=int, default=0, help="GRPO: rounds of replacing groups whose rollouts all score the same")
     s.set_defaults(fn=cmd_train)
     s = sub.add_parser("eval", help="evaluate a policy: held-out tasks or BFCL multi-turn")

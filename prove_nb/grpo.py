@@ -18,8 +18,8 @@ from .task import Task
 __all__ = ['LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'RECIPE_MAX_NEW', 'RECIPE_MICRO_BATCH',
            'grpo_dataset', 'episode_tokens', 'sampling_policy', 'score_episodes', 'informative', 'make_rollout_func',
            'episode_reward', 'lora_config', 'JsonlLogger', 'plot_metrics', 'reward_names', 'train_grpo',
-           'tool_combination', 'world_index', 'recipe_tasks', 'paired_gain', 'graded_gains', 'moving_average',
-           'plot_learning', 'recipe_run', 'before_after']
+           'tool_combination', 'world_index', 'recipe_tasks', 'pass_rates', 'at_the_edge', 'paired_gain',
+           'graded_gains', 'moving_average', 'plot_learning', 'recipe_run', 'before_after']
 
 # %% ../nbs/10_grpo.ipynb #858b8a1a
 def grpo_dataset(tasks: list[Task]):
@@ -158,8 +158,9 @@ def train_grpo(tasks: list[Task], out_dir: str, model: str = "smollm2-135m", ste
                limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128, max_completion: int = 1024,
                temperature: float = 1.0, lora_rank: int | None = None, seed: int = 0, resample: int = 0,
                gen_dtype: str | None = "bfloat16", policy_for=None, monitor: tuple = (), resume: bool = False,
-               micro_batch: int | None = None, resample_on: tuple | None = None) -> Path:
+               micro_batch: int | None = None, resample_on: tuple | None = None, save_every: int = 0) -> Path:
     "Train `model` with GRPO on live rollouts of `tasks`, rewarded by the sum of the rewards in `reward` (`monitor` ones only logged); returns the checkpoint folder."
+    # save_every > 0 keeps a resumable checkpoint (weights and optimizer, 3x the model) every that many steps, for `resume`
     import torch
     from trl import GRPOConfig, GRPOTrainer
     ensure_logprob_kernel()
@@ -171,7 +172,7 @@ def train_grpo(tasks: list[Task], out_dir: str, model: str = "smollm2-135m", ste
     args = GRPOConfig(output_dir=str(out), max_steps=steps, learning_rate=lr, per_device_train_batch_size=micro,
                       gradient_accumulation_steps=batch_size // micro,
                       num_generations=group, beta=beta, loss_type=loss_type, temperature=temperature, logging_steps=1,
-                      max_completion_length=max_completion, save_strategy="steps", save_steps=max(1, steps // 2), save_total_limit=1,
+                      max_completion_length=max_completion, save_strategy="steps" if save_every else "no", save_steps=max(save_every, 1), save_total_limit=1,
                       report_to=[], seed=seed, bf16=bf16_training(), use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False,
                       reward_weights=[1.0] * len(names) + [0.0] * len(monitor))
     rollout_func = make_rollout_func(tasks, tok, limits, max_new_tokens, temperature, names, resample, seed, policy_for=policy_for, gen_dtype=gen_dtype,
@@ -212,6 +213,18 @@ def recipe_tasks(n: int, n_sft: int, seed: int = 0) -> dict:
     return {"sft": train[:n_sft], "grpo": train[n_sft:],
             "seen_combinations": [t for t in tasks if t.split == "train" and world_index(t) in HELD_SEEDS and tool_combination(t) in trained],
             "unseen_combinations": [t for t in tasks if t.split == "test"]}
+
+# %% ../nbs/10_grpo.ipynb #c4e1a002
+def pass_rates(tasks: list[Task], policy, k: int = 4, limits: Limits = RECIPE_LIMITS, batch_size: int = 8, seed: int = 0) -> dict:
+    "Each task's share of `k` attempts by `policy` that succeed (gold final state and every answer fact), by task id."
+    from prove_nb.evaluate import run_trials
+    wins = {t.id: 0 for t in tasks}
+    for r in run_trials(tasks, policy, k, limits, rewards=(), batch_size=batch_size, seed=seed): wins[r["task"]] += r["success"]
+    return {i: w / k for i, w in wins.items()}
+
+def at_the_edge(tasks: list[Task], rates: dict) -> list[Task]:
+    "The tasks whose pass rate lies strictly between 0 and 1: the only ones whose groups can disagree on the outcome."
+    return [t for t in tasks if 0 < rates[t.id] < 1]
 
 # %% ../nbs/10_grpo.ipynb #85ce69f6
 def paired_gain(before: list, after: list, n_boot: int = 10000, seed: int = 0) -> dict:

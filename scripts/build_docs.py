@@ -18,7 +18,7 @@ checks it).
 
     python scripts/build_docs.py [--renderer auto|quarto|nbconvert]      (`make docs`; PROVE_DOCS_RENDERER=nbconvert make docs)
 """
-import argparse, ast, html, json, os, re, shutil, sys, time
+import argparse, ast, html, json, os, re, shutil, subprocess, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -184,6 +184,15 @@ def _rewrite_links(page: str) -> str:
     return re.sub(r'href="(?!https?:|//|#)([^"#]*?)\.ipynb(#[^"]*)?"', _sub, page)
 
 
+def page_assets(nbs: Path) -> list:
+    "The images and other files the notebooks refer to: files git tracks under `nbs` (never what a notebook run wrote, such as runs/)."
+    tracked = subprocess.run(["git", "ls-files", "-z", "--", "."], cwd=nbs, capture_output=True, text=True)
+    files = [nbs / f for f in tracked.stdout.split("\0") if f] if tracked.returncode == 0 else \
+            [f for f in nbs.rglob("*") if "runs" not in f.relative_to(nbs).parts]  # not a git checkout: skip run outputs
+    return [f for f in files if f.is_file() and f.suffix not in (".ipynb", ".yml", ".yaml")
+            and not any(s.startswith((".", "_")) for s in f.relative_to(nbs).parts)]
+
+
 def render_with_nbconvert(cfg, nbs: Path):
     import nbformat
     from jinja2 import DictLoader
@@ -213,9 +222,8 @@ def render_with_nbconvert(cfg, nbs: Path):
                "page_description": html.escape(str(fms[p].get("description", "")))}
         body, _ = exporter.from_notebook_node(nbformat.from_dict(nbs_json[p]), resources=res)
         (tmp / files[p]).write_text(_rewrite_links(body))
-    for f in nbs.rglob("*"):  # images and other files the notebooks refer to
-        if f.is_file() and f.suffix not in (".ipynb", ".yml", ".yaml") and not any(s.startswith((".", "_")) for s in f.relative_to(nbs).parts):
-            (tmp / f.relative_to(nbs)).parent.mkdir(parents=True, exist_ok=True); shutil.copy2(f, tmp / f.relative_to(nbs))
+    for f in page_assets(nbs):
+        (tmp / f.relative_to(nbs)).parent.mkdir(parents=True, exist_ok=True); shutil.copy2(f, tmp / f.relative_to(nbs))
     shutil.rmtree(out, ignore_errors=True); tmp.rename(out)
 
 

@@ -18,12 +18,13 @@ def data(tmp_path_factory):
 
 @pytest.mark.slow
 def test_default_synthesis_trains_sft_then_grpo(data, tmp_path):
-    "`prove synth` with its defaults feeds `prove train` with its defaults: an SFT step, then a GRPO step from it."
+    "`prove synth` with its defaults feeds `prove train`: an SFT step with train's defaults, then a GRPO step from it at a small size."
     sft = prove("train", "--stage", "sft", "--model", "smollm2-135m", "--data", data, "--out", tmp_path / "sft", "--steps", 1)
     assert (tmp_path / "sft" / "checkpoint" / "model.safetensors").exists(), sft.stdout + sft.stderr
     loss = [h["loss"] for h in json.loads((tmp_path / "sft" / "sft_log.json").read_text()) if "loss" in h]
     assert len(loss) == 1 and loss[0] > 0
-    prove("train", "--stage", "grpo", "--model", tmp_path / "sft", "--data", data, "--out", tmp_path / "grpo", "--steps", 1)
+    prove("train", "--stage", "grpo", "--model", tmp_path / "sft", "--data", data, "--out", tmp_path / "grpo", "--steps", 1,
+          "--group", 2, "--max-turns", 1, "--max-new-tokens", 32)  # with the defaults this one step took 808 s
     rows = [json.loads(l) for l in (tmp_path / "grpo" / "metrics.jsonl").read_text().splitlines() if l.strip()]
     assert any("reward" in r and "prove/coverage" in r for r in rows) and (tmp_path / "grpo" / "checkpoint" / "model.safetensors").exists()
 
