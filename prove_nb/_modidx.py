@@ -979,6 +979,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                         'prove_nb.synth.realize.weekday': ('synth_realize.html#weekday', 'prove_nb/synth/realize.py'),
                                         'prove_nb.synth.realize.words': ('synth_realize.html#words', 'prove_nb/synth/realize.py')},
             'prove_nb.task': { 'prove_nb.task.Task': ('task.html#task', 'prove_nb/task.py'),
+                               'prove_nb.task.Task.__post_init__': ('task.html#task.__post_init__', 'prove_nb/task.py'),
                                'prove_nb.task.Task.from_dict': ('task.html#task.from_dict', 'prove_nb/task.py'),
                                'prove_nb.task.Task.gold_call_dicts': ('task.html#task.gold_call_dicts', 'prove_nb/task.py'),
                                'prove_nb.task.Task.prompt': ('task.html#task.prompt', 'prove_nb/task.py'),

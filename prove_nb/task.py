@@ -21,6 +21,8 @@ class Turn:
     gold: list | None = None  # steps, each a list of parallel calls `{"name", "arguments"}` (maybe `expect_error`)
     answer_facts: list | None = None
     answer: str | None = None
+    mentions: list | None = None  # synthesis: the entities the request names, `{"entity", "id", "text"}`
+    literals: list | None = None  # synthesis: the values the request states verbatim
     extra: dict = field(default_factory=dict)  # keys no field knows, kept as they came
 
     @classmethod
@@ -58,12 +60,13 @@ class Task:
     difficulty: dict | None = None
     extra: dict = field(default_factory=dict)  # keys no field knows, kept as they came
 
+    def __post_init__(self): self.turns = [Turn.from_dict(t) for t in self.turns]  # turn dicts become `Turn`s
+
     @classmethod
     def from_dict(cls, d: dict) -> Task:
-        "The task of a record (a dict as synthesis writes it); its turns become `Turn`s."
+        "The task of a record (a dict as synthesis writes it)."
         known = {f.name for f in fields(cls)} - {"extra"}
-        return cls(**{k: [Turn.from_dict(t) for t in v] if k == "turns" else v for k, v in d.items() if k in known},
-                   extra={k: v for k, v in d.items() if k not in known})
+        return cls(**{k: v for k, v in d.items() if k in known}, extra={k: v for k, v in d.items() if k not in known})
 
     def to_dict(self) -> dict:
         "The record: the fields that are set, in field order, then `extra`; the turns as dicts."

@@ -73,13 +73,13 @@ def test_record_contract(bank):
             assert turn.user and turn.answer
             assert all(all(isinstance(c["arguments"], dict) for c in step) and step for step in turn.gold)
             assert all(f in turn.answer for f in turn.answer_facts)
-            assert all(m["text"] in turn.user for m in turn.extra["mentions"])
+            assert all(m["text"] in turn.user for m in turn.mentions)
     assert len({t.category for t in bank}) >= 4
     assert {t.split for t in bank} <= {"train", "validation", "test"}
 
 def test_ungrounded_or_wrong_hash_is_caught(bank):
-    t = copy(next(x for x in bank if x.turns[0].extra["mentions"]))
-    t.turns[0].extra["mentions"][0]["id"] = "acc_9999"
+    t = copy(next(x for x in bank if x.turns[0].mentions))
+    t.turns[0].mentions[0]["id"] = "acc_9999"
     assert not grounded(t)
     t = copy(next(x for x in bank if x.gold_call_dicts))
     t.gold_call_dicts[-1]["arguments"] = {}
@@ -176,13 +176,13 @@ def test_teacher_is_validated(bank):
     good = lambda prompt: "Hey! " + prompt.rsplit("Message: ", 1)[1]          # keeps every string
     cnt = apply_teacher(tasks, good)
     assert cnt["teacher_kept"] > 0 and all(grounded(t) and replay(t) == (True, True) for t in tasks)
-    assert all(t.user.startswith("Hey! ") for x in tasks for t in x.turns if t.extra["mentions"] or t.extra["literals"])
+    assert all(t.user.startswith("Hey! ") for x in tasks for t in x.turns if t.mentions or t.literals)
     tasks = [copy(t) for t in bank[:20]]
     cnt = apply_teacher(tasks, lambda prompt: "Please do it.")                  # drops what the calls depend on
-    assert cnt["teacher_dropped"] >= sum(1 for x in bank[:20] for t in x.turns if t.extra["mentions"] or t.extra["literals"])
-    assert cnt["teacher_dropped:lost_value"] >= sum(1 for x in bank[:20] for t in x.turns if t.extra["mentions"] or t.extra["literals"])
-    assert [t.user for x in tasks for t in x.turns if t.extra["mentions"] or t.extra["literals"]] == \
-           [t.user for x in bank[:20] for t in x.turns if t.extra["mentions"] or t.extra["literals"]]
+    assert cnt["teacher_dropped"] >= sum(1 for x in bank[:20] for t in x.turns if t.mentions or t.literals)
+    assert cnt["teacher_dropped:lost_value"] >= sum(1 for x in bank[:20] for t in x.turns if t.mentions or t.literals)
+    assert [t.user for x in tasks for t in x.turns if t.mentions or t.literals] == \
+           [t.user for x in bank[:20] for t in x.turns if t.mentions or t.literals]
 
 # Wording: user-voice templates per tool, measured
 
@@ -198,7 +198,7 @@ def test_requests_read_like_a_user(every, bank):
     assert description_leak(tasks) < 0.05 and repeated_wording(tasks) < 0.1
     assert not any(";" in masked_wording(t) for t in asks)          # several requests read as one, not glued clauses
     fake = Task("fake", ["banking"], turns=[Turn("Please withdraw money from an open account.", gold=[[{"name": "withdraw", "arguments": {}}]],
-                                                 extra={"mentions": [], "literals": []})])
+                                                 mentions=[], literals=[])])
     assert leaks_description(fake, fake.turns[0]) and description_leak([fake]) == 1.0
     twice = copy(fake); twice.turns *= 2
     assert repeated_wording([twice]) == 1.0 and repeated_wording([fake]) == 0.0

@@ -130,14 +130,14 @@ def grounded(task: dict) -> bool:
     w = World.for_task(task)
     for t in task.turns:
         ids = set()
-        for m in t.extra["mentions"]:
+        for m in t.mentions:
             s, tab = m["entity"].split(".", 1)
             row = w.sessions[s].state.get(tab, m["id"]) if s in w.sessions else None
             if row is None or m["text"] not in t.user: return False
             if m["text"] != m["id"] and m["text"] not in {str(x) for x in row.values()}: return False
             ids.add(m["id"])
-        if any(x not in t.user for x in t.extra["literals"]): return False
-        if not set(_ID_TOKEN.findall(t.user)) <= ids | {i for x in t.extra["literals"] for i in _ID_TOKEN.findall(x)}: return False
+        if any(x not in t.user for x in t.literals): return False
+        if not set(_ID_TOKEN.findall(t.user)) <= ids | {i for x in t.literals for i in _ID_TOKEN.findall(x)}: return False
     return True
 
 def error_rate(task: dict) -> float:
@@ -285,7 +285,7 @@ def apply_teacher(tasks: list, teacher) -> Counter:
     cnt = Counter()
     for task in tasks:
         for t in task.turns:
-            keep = list(dict.fromkeys([m["text"] for m in t.extra["mentions"]] + t.extra["literals"]))
+            keep = list(dict.fromkeys([m["text"] for m in t.mentions] + t.literals))
             new, why = rewrite(t.user, keep, teacher)
             if new is not None:
                 old, t.user = t.user, new
@@ -330,7 +330,7 @@ def leaks_description(task: dict, turn: Turn, n: int = 5) -> bool:
 def masked_wording(turn: Turn) -> str:
     "A turn's user text with its values masked: what is left is the wording."
     s = turn.user
-    for x in sorted({m["text"] for m in turn.extra["mentions"]} | set(turn.extra["literals"]), key=len, reverse=True): s = s.replace(x, "#")
+    for x in sorted({m["text"] for m in turn.mentions} | set(turn.literals), key=len, reverse=True): s = s.replace(x, "#")
     return re.sub(r"\d+(?:\.\d+)?", "#", re.sub(r"\b[A-Za-z]+_\d+\b", "#", s))
 
 def description_leak(tasks: list) -> float:

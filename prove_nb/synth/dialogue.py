@@ -54,7 +54,7 @@ class Dialogue:
     def turn(self, user: str, out: dict | None = None) -> Turn:
         "Open a new user turn (with the mentions and literals its words contain)."
         out = out or {}
-        t = Turn(user, gold=[], answer_facts=[], answer="", extra={"mentions": out.get("mentions", []), "literals": out.get("literals", [])})
+        t = Turn(user, gold=[], answer_facts=[], answer="", mentions=out.get("mentions", []), literals=out.get("literals", []))
         self.turns.append(t)
         return t
 
