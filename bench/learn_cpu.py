@@ -74,7 +74,7 @@ def evaluate(name: str, model_path: str, tasks: list, view: str, out: Path) -> d
     "One view's tasks played greedily by the model at `model_path`: per-task records (kept in `out`) and summary metrics."
     model, tok = load_model(model_path, dtype="bfloat16")
     model.eval()
-    tasks = sorted(tasks, key=lambda t: len(json.dumps(t.tools)) + len(t.turns[0]["user"]))  # less padding
+    tasks = sorted(tasks, key=lambda t: len(json.dumps(t.tools)) + len(t.turns[0].user))  # less padding
     t0 = time.perf_counter()
     rows = run_trials(tasks, HFPolicy(model, tok, MAX_NEW, 0.0, name=name), 1, LIMITS, rewards=("prove",), batch_size=EVAL_BATCH)
     wall = time.perf_counter() - t0

@@ -127,7 +127,7 @@ def environment_reward(name: str = "prove", **config) -> Callable:
 def task_of_messages(tasks: list[Task], messages: list) -> Task:
     "The task whose first user turn opens `messages`."
     first = next(m["content"] for m in messages if m["role"] == "user")
-    return next(t for t in tasks if t.turns[0]["user"] == first)
+    return next(t for t in tasks if t.turns[0].user == first)
 
 def gold_chat_policy(tasks: list[Task]) -> ScriptedPolicy:
     "A scripted policy replying each task's gold, recognising the task from the conversation (for an endpoint that sees only messages)."
@@ -140,8 +140,8 @@ def gold_completion_ids(tok, tasks: list[Task], prompt_ids: list) -> list[list[i
     out = []
     for ids in prompt_ids:
         text = tok.decode(ids)
-        task = next(t for t in tasks if t.turns[0]["user"] in text)
-        msgs = [user_msg(task.turns[0]["user"])] + [{"role": "assistant", "content": ""}] * (text.count(_TURN) - 1)
+        task = next(t for t in tasks if t.turns[0].user in text)
+        msgs = [user_msg(task.turns[0].user)] + [{"role": "assistant", "content": ""}] * (text.count(_TURN) - 1)
         full = tok.apply_chat_template(chat_view(msgs[:1] + [gold_reply(task, msgs)]), tokenize=False)
         body = full[full.rindex(_TURN) + len(_TURN):]
         out.append(tok(body[:body.index(_END) + len(_END)], add_special_tokens=False)["input_ids"])

@@ -11,7 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from .core import assistant_msg, parse_message
-from .task import Task
+from .task import Task, Turn
 
 # %% auto #0
 __all__ = ['VENDOR_SDKS', 'CATEGORIES', 'INSTALL', 'bfcl', 'method_params', 'gold_call', 'bfcl_task', 'handler_class', 'run_bfcl']
@@ -98,7 +98,7 @@ def gold_call(text: str, params: dict) -> dict:
 def bfcl_task(entry: dict, ground_truth: list) -> Task:
     "A task record for a BFCL entry: one turn per BFCL turn, its ground truth as one step of calls."
     params = method_params(entry["involved_classes"])
-    turns = [{"user": q[0]["content"] if q else "", "gold": [[gold_call(s, params) for s in calls]] if calls else [], "answer_facts": []}
+    turns = [Turn(q[0]["content"] if q else "", gold=[[gold_call(s, params) for s in calls]] if calls else [], answer_facts=[])
              for q, calls in zip(entry["question"], ground_truth)]
     return Task(id=entry["id"], servers=[], tools=[], turns=turns)
 

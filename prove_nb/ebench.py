@@ -21,7 +21,7 @@ __all__ = ['gaps', 'build_ebench', 'manifest', 'state_gap', 'run_ebench', 'guess
 # %% ../nbs/15_ebench.ipynb #7e6a84c6
 def gaps(task: Task, min_calls: int = 3) -> list[str]:
     "Why `task` is not an E-Bench task (empty: it has both gaps and ends in a verified state change)."
-    calls, text = task.gold_call_dicts, " ".join(t["user"] for t in task.turns)
+    calls, text = task.gold_call_dicts, " ".join(t.user for t in task.turns)
     why = [f"only {len(calls)} calls (tool gap needs {min_calls})"] if len(calls) < min_calls else []
     if not task.hidden: why.append("no hidden value (no information gap)")
     why += [f"hidden id {h!r} appears in the user's words" for h in task.hidden or [] if h in text]

@@ -195,7 +195,7 @@ RECIPE_MICRO_BATCH = 2  # episodes per backward pass: a group of 8 episodes in o
 
 def tool_combination(task: Task) -> tuple:
     "The sorted names of the tools a task's gold calls use."
-    return tuple(sorted({c["name"] for t in task.turns for s in t["gold"] or [] for c in s}))
+    return tuple(sorted({c["name"] for t in task.turns for s in t.gold or [] for c in s}))
 
 def world_index(task: Task) -> int:
     "Which of its synthesis run's world seeds a task plays on (synthesis seed s uses worlds 8s .. 8s+7)."

@@ -12,7 +12,7 @@ from pathlib import Path
 from .core import ToolCall, assistant_msg
 from .rollout import HFPolicy, Limits, Reply, load_model, rollout_batch
 from .server import World, load_server
-from .task import Task
+from .task import Task, Turn
 from .controller import (ANSWER_NOTE, PLAN_NOTE, REACT_NOTE, Controller, Direct, Fixed, Obs, ReAct, Threshold, Utility,
                                  Weights, norm, observe, tool_kind)
 
@@ -67,8 +67,8 @@ class Oracle:
         "The turn's gold facts that the conversation's tool results show (as text, or as the length of a list)."
         t, seen = task.turns[obs.turn], norm(" ".join(m.get("content") or "" for m in obs.messages if m.get("role") == "tool"))
         counts = {str(len(x)) for d in obs.calls for x in _lists(d.result)}
-        facts = [f for f in t.get("answer_facts") or [] if norm(f) in seen or norm(f) in counts]
-        if not t.get("gold"): return assistant_msg(t.get("answer") or " ".join(t.get("answer_facts") or []) or "Sorry, none of my tools can do that.")
+        facts = [f for f in t.answer_facts or [] if norm(f) in seen or norm(f) in counts]
+        if not t.gold: return assistant_msg(t.answer or " ".join(t.answer_facts or []) or "Sorry, none of my tools can do that.")
         return assistant_msg("Done. " + "; ".join(facts) if facts else "Done.")
 
     def calls(self, step: list, rng) -> list:
@@ -83,7 +83,7 @@ class Oracle:
         self.asked[key] += 1
         obs = observe([m for m in messages if m.get("content") not in (PLAN_NOTE, ANSWER_NOTE, REACT_NOTE)], tools)
         note = messages[-1].get("content") if messages[-1].get("role") == "system" else ""
-        steps = task.turns[obs.turn].get("gold") or []
+        steps = task.turns[obs.turn].gold or []
         k = steps_done(steps, obs.turn_calls)
         r_repeat, r_skip = rng.random(), rng.random()
         if not tools or note == ANSWER_NOTE or k == len(steps): msg = self.answer(task, obs)
@@ -165,7 +165,7 @@ def _record(tid: str, servers: list, turns: list, category: str, rng) -> Task | 
                 r = w.call(name, args)
                 if not r.ok: return None
                 results.append(r.content); flat.append(name)
-        out.append({"user": user, "gold": [[{"name": n, "arguments": a} for n, a in s] for s in steps], "answer_facts": facts(results)})
+        out.append(Turn(user, gold=[[{"name": n, "arguments": a} for n, a in s] for s in steps], answer_facts=facts(results)))
     pool = sorted(t for s in servers for t in load_server(s).tools if t not in flat)
     names = sorted(set(flat)) + rng.sample(pool, 3)
     rng.shuffle(names)

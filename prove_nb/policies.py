@@ -19,7 +19,7 @@ __all__ = ['POLICIES', 'policy_gold', 'policy_abstain', 'policy_repeat', 'policy
 
 # %% ../nbs/07b_policies.ipynb #da935789
 def _steps(task: Task) -> list:
-    return [[[call_from_obj(c, i) for i, c in enumerate(step)] for step in turn.get("gold") or []] for turn in task.turns]
+    return [[[call_from_obj(c, i) for i, c in enumerate(step)] for step in turn.gold or []] for turn in task.turns]
 
 def _flat(turns: list) -> list: return [c for steps in turns for step in steps for c in step]
 
@@ -72,9 +72,9 @@ def policy_minimal(task: Task) -> list | None:
     for g in gold:
         spec = _spec(task, g.call.name)
         if spec is None or spec.kind != "read" or g.index in needed: continue
-        seen = [_norm(t["user"]) for t in task.turns[:g.turn + 1]]
+        seen = [_norm(t.user) for t in task.turns[:g.turn + 1]]
         seen += [_norm(results[x.index].text) for x in gold if x.turn <= g.turn and x.index != g.index and x.index not in drop]
-        if all(any(_norm(f) in s for s in seen) for f in task.turns[g.turn].get("answer_facts") or []): drop.add(g.index)
+        if all(any(_norm(f) in s for s in seen) for f in task.turns[g.turn].answer_facts or []): drop.add(g.index)
     kept = _replace(_steps(task), {k: [] for k in drop})
     return kept if drop and _reaches_gold(task, kept) else None
 
@@ -135,9 +135,9 @@ def _read_substitutes(task: Task, results: list, k: int) -> Iterator[list]:
     gold = gold_calls(task)
     g, text = gold[k], results[k].text
     carried = [v for i, j in task.deps or [] if i == k for v in gold[j].call.arguments.values() if isinstance(v, str)]
-    need = [v for v in map(_norm, carried + (task.turns[g.turn].get("answer_facts") or [])) if v and v in _norm(text)]
+    need = [v for v in map(_norm, carried + (task.turns[g.turn].answer_facts or [])) if v and v in _norm(text)]
     if not need: return
-    known = _known_ids(task, [t["user"] for t in task.turns[:g.turn + 1]] + [r.text for r in results[:k]])
+    known = _known_ids(task, [t.user for t in task.turns[:g.turn + 1]] + [r.text for r in results[:k]])
     w = World.for_task(task)
     for x in gold[:k]: w.run(x.call)
     cands = []
@@ -175,13 +175,13 @@ def conversation(task: Task, turns: list, refuse: bool = False) -> list:
     "Chat messages playing `turns` (steps of calls per turn) live on a fresh world, each turn closed by a reply."
     w, msgs, n = World.for_task(task), [], 0
     for t, steps in enumerate(turns):
-        msgs.append(user_msg(task.turns[t]["user"]))
+        msgs.append(user_msg(task.turns[t].user))
         for step in steps:
             step = [ToolCall(c.name, c.arguments, f"call_{n + i}") for i, c in enumerate(step)]
             n += len(step)
             msgs.append(assistant_msg("", step))
             msgs += [tool_msg(c, w.run(c).text) for c in step]
-        facts = task.turns[t].get("answer_facts") or []
+        facts = task.turns[t].answer_facts or []
         msgs.append(assistant_msg("I can't help with that." if refuse else "Done. " + "; ".join(facts)))
     return msgs
 

@@ -48,7 +48,7 @@ def gold_calls(task: Task) -> list[GoldCall]:
     "Every gold call of every turn of `task`, flattened in order (the index space of `deps`)."
     out = []
     for t, turn in enumerate(task.turns):
-        for step in turn.get("gold") or []:
+        for step in turn.gold or []:
             for c in step:
                 tc = call_from_obj(c, len(out))
                 if not isinstance(tc, ToolCall): raise ValueError(f"task {task.id}: bad gold call: {tc}")
@@ -81,7 +81,7 @@ def gold_world(task: Task, upto: int | None = None) -> World:
     "The world after gold turns 0..`upto` (default: all), replayed once and cached (read it, never call tools on it)."
     last = len(task.turns) - 1
     upto = last if upto is None else min(upto, last)
-    key = (task.id or json.dumps(task.turns, sort_keys=True, default=str), tuple(task.servers), task.seed, task.size,
+    key = (task.id or json.dumps([t.to_dict() for t in task.turns], sort_keys=True, default=str), tuple(task.servers), task.seed, task.size,
            task.gold_state_hash, upto)
     if key not in _GOLD_WORLDS:
         w = replay_gold(task, upto)
@@ -392,7 +392,7 @@ def missing_facts(tr: AlignedCompletion) -> list:
     "Reasons naming each answer fact of a scored turn that the turn's final reply lacks (case and spacing ignored)."
     turns = tr.task.turns
     return [f"turn {t} answer lacks {f!r}" for t in range(tr.first, min(tr.last, len(turns) - 1) + 1)
-            for f in turns[t].get("answer_facts") or [] if _norm(f) not in _norm(tr.text(t))]
+            for f in turns[t].answer_facts or [] if _norm(f) not in _norm(tr.text(t))]
 
 def state_matches(tr: AlignedCompletion) -> bool:
     "Whether the world after the completion's calls has the gold state of the scored turns."

@@ -89,10 +89,10 @@ def gold_reply(task: Task, messages: list) -> dict:
     "The gold assistant message for this point of the conversation: the next gold step's calls, then the answer."
     turn, k = _turn_position(messages)
     t = task.turns[turn]
-    steps = t.get("gold") or []
+    steps = t.gold or []
     if k < len(steps):
         return assistant_msg("", [ToolCall(c["name"], c["arguments"], f"call_{turn}_{k}_{i}") for i, c in enumerate(steps[k])])
-    return assistant_msg(t.get("answer") or " ".join(t.get("answer_facts") or []) or "Done.")
+    return assistant_msg(t.answer or " ".join(t.answer_facts or []) or "Done.")
 
 def gold_policy() -> ScriptedPolicy: return ScriptedPolicy(gold_reply, "gold")
 def noop_policy() -> ScriptedPolicy: return ScriptedPolicy(lambda task, m: assistant_msg("I can't do that."), "noop")
@@ -136,7 +136,7 @@ def rollout_batch(tasks: list[Task], policy, limits: Limits = Limits(), progress
             nxt = turns[i] + 1
             if not tr.stop and nxt < min(len(task.turns), limits.max_turns):
                 turns[i], steps[i] = nxt, 0
-                tr.messages.append(user_msg(task.turns[nxt]["user"]))
+                tr.messages.append(user_msg(task.turns[nxt].user))
                 still.append(i); continue
             tr.stop = tr.stop or ("answered" if nxt >= len(task.turns) else "turn_limit")
             tr.world, tr.final_hash, tr.seconds = worlds[i], worlds[i].hash(), time.perf_counter() - t0

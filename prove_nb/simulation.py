@@ -83,7 +83,7 @@ class Goal:
     def of(cls, task: Task) -> "Goal":
         "The goal of a task record: its `goal` field, or its first user turn with nothing hidden."
         g = task.goal
-        return cls(**g) if g else cls(task.turns[0]["user"], task.turns[0]["user"])
+        return cls(**g) if g else cls(task.turns[0].user, task.turns[0].user)
 
 USER_PROMPT = """You are role-playing a user who talks to an AI assistant. Stay in character and never act as the assistant.
 Your goal: {instruction}
@@ -258,7 +258,7 @@ def fidelity(tasks: list[Task], backend) -> list[dict]:
     rows = []
     for t in tasks:
         world, sim = World.for_task(t), ToolSimulator(t.tools, backend, t.scenario or [])
-        calls = [c for turn in t.turns for s in turn["gold"] for c in s]
+        calls = [c for turn in t.turns for s in turn.gold for c in s]
         last = calls[-1]
         p = next(p for p, v in last["arguments"].items() if v == t.hidden[-1])
         for c, kind in [(c, load_server(t.servers[0]).tools[c["name"]].kind) for c in calls] + [({**last, "arguments": {**last["arguments"], p: "zz_0999"}}, "bad id")]:
@@ -326,7 +326,7 @@ class Judge:
 
     def request(self, task: Task, messages: list) -> SimRequest:
         calls = made_calls(messages, task.servers)
-        expected = [c for turn in task.turns for s in turn.get("gold") or [] for c in s if _is_write(c["name"], task.servers)]
+        expected = [c for turn in task.turns for s in turn.gold or [] for c in s if _is_write(c["name"], task.servers)]
         final = next((m.get("content") or "" for m in reversed(messages) if m["role"] == "assistant"), "")
         text = JUDGE_PROMPT.format(instruction=Goal.of(task).instruction, expected=json.dumps(expected),
                                    calls="\n".join(f"{c['name']}({json.dumps(c['arguments'])}) -> {'ok' if c['ok'] else 'failed'}" for c in calls) or "(none)",
@@ -404,7 +404,7 @@ def asking_reply(task: Task, messages: list) -> dict:
     heard = " ".join(m.get("content") or "" for m in messages if m["role"] == "user")
     missing = [t for t, v in Goal.of(task).facts.items() if say(v) not in heard]
     if missing: return assistant_msg(f"Which {missing[0]} should I use?")
-    steps = [s for turn in task.turns for s in turn.get("gold") or []]
+    steps = [s for turn in task.turns for s in turn.gold or []]
     done = sum(1 for m in messages if m["role"] == "assistant" and parse_message(m).calls)
     if done < len(steps): return assistant_msg("", [ToolCall(c["name"], c["arguments"], f"call_{done}_{i}") for i, c in enumerate(steps[done])])
     return assistant_msg("All done.")
@@ -431,8 +431,8 @@ def build_pool(buckets: list[str], ladder=LADDER, per_level: int = 4, seed: int 
             ts = []
             for j in range(per_level):
                 t = write_task(b, lv.depth, lv.info, lv.distractors, seed, size, rng, tid=f"cur-{b}-{i}-{j}")
-                if t and t.turns[0]["user"] not in seen:
-                    seen.add(t.turns[0]["user"]); t.difficulty["level"] = i; ts.append(t)
+                if t and t.turns[0].user not in seen:
+                    seen.add(t.turns[0].user); t.difficulty["level"] = i; ts.append(t)
             if not ts: break
             pool[b].append(ts)
     return pool

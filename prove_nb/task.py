@@ -11,7 +11,30 @@ from pathlib import Path
 from .core import user_msg
 
 # %% auto #0
-__all__ = ['Task', 'load_tasks', 'save_tasks']
+__all__ = ['Turn', 'Task', 'load_tasks', 'save_tasks']
+
+# %% ../nbs/05b_task.ipynb #8d4b06f1
+@dataclass
+class Turn:
+    "One user turn: the request, the gold steps that answer it, and what the reply must say."
+    user: str
+    gold: list | None = None  # steps, each a list of parallel calls `{"name", "arguments"}` (maybe `expect_error`)
+    answer_facts: list | None = None
+    answer: str | None = None
+    mentions: list | None = None  # synthesis: the entities the request names, `{"entity", "id", "text"}`
+    literals: list | None = None  # synthesis: the values the request states verbatim
+    extra: dict = field(default_factory=dict)  # keys no field knows, kept as they came
+
+    @classmethod
+    def from_dict(cls, d: dict | Turn) -> Turn:
+        "The turn of a record's turn dict (a `Turn` as it is)."
+        if isinstance(d, Turn): return d
+        known = {f.name for f in fields(cls)} - {"extra"}
+        return cls(**{k: v for k, v in d.items() if k in known}, extra={k: v for k, v in d.items() if k not in known})
+
+    def to_dict(self) -> dict:
+        "The turn's record: the fields that are set, in field order, then `extra`."
+        return {f.name: v for f in fields(self) if f.name != "extra" and (v := getattr(self, f.name)) is not None} | self.extra
 
 # %% ../nbs/05b_task.ipynb #ee787969
 @dataclass
@@ -23,7 +46,7 @@ class Task:
     size: str = "small"
     tools: list | None = None  # OpenAI function schemas shown to the model; None: every tool of the servers
     system: str | None = None
-    turns: list = field(default_factory=list)
+    turns: list = field(default_factory=list)  # `Turn`s
     deps: list | None = None  # [i, j]: gold call j needs gold call i (indices into `gold_call_dicts`)
     gold_state_hash: str | None = None
     depth: int | None = None
@@ -37,6 +60,8 @@ class Task:
     difficulty: dict | None = None
     extra: dict = field(default_factory=dict)  # keys no field knows, kept as they came
 
+    def __post_init__(self): self.turns = [Turn.from_dict(t) for t in self.turns]  # turn dicts become `Turn`s
+
     @classmethod
     def from_dict(cls, d: dict) -> Task:
         "The task of a record (a dict as synthesis writes it)."
@@ -44,13 +69,14 @@ class Task:
         return cls(**{k: v for k, v in d.items() if k in known}, extra={k: v for k, v in d.items() if k not in known})
 
     def to_dict(self) -> dict:
-        "The record: the fields that are set, in field order, then `extra`."
-        return {f.name: v for f in fields(self) if f.name != "extra" and (v := getattr(self, f.name)) is not None} | self.extra
+        "The record: the fields that are set, in field order, then `extra`; the turns as dicts."
+        return {f.name: [t.to_dict() for t in v] if f.name == "turns" else v
+                for f in fields(self) if f.name != "extra" and (v := getattr(self, f.name)) is not None} | self.extra
 
     @property
     def gold_call_dicts(self) -> list[dict]:
         "The gold calls in replay order, as recorded: dicts with `name`, `arguments` and maybe `expect_error`."
-        return [c for t in self.turns for st in t.get("gold") or [] for c in st]
+        return [c for t in self.turns for st in t.gold or [] for c in st]
 
     @property
     def system_messages(self) -> list[dict]:
@@ -60,7 +86,7 @@ class Task:
     @property
     def prompt(self) -> list[dict]:
         "The opening messages: the system message (when there is one) and the first user turn."
-        return self.system_messages + [user_msg(self.turns[0]["user"])]
+        return self.system_messages + [user_msg(self.turns[0].user)]
 
 # %% ../nbs/05b_task.ipynb #51e6250d
 def load_tasks(path) -> list[Task]:

@@ -12,7 +12,7 @@ from .synth.realize import words
 from .toolgraph import NAME_FIELDS
 from .server import World, all_tools, load_server
 from .state import thaw
-from .task import Task
+from .task import Task, Turn
 
 # %% auto #0
 __all__ = ['INFO_LEVELS', 'say', 'intent', 'rows_in', 'label', 'finder_calls', 'lister_calls', 'Hop', 'ancestors', 'find_top',
@@ -202,13 +202,13 @@ def task_record(server: str, hops: list[Hop], extras: dict, write: dict, info: s
         held = [p for p in vals if "enum" not in spec.params[p]] or list(vals)
         if not held: return None
         m = held[0]
-        turns = [{"user": ask + _values({p: v for p, v in vals.items() if p != m}), "gold": reads, "answer_facts": [], "answer": f"Which {words(m)} should I use?"},
-                 {"user": f"The {words(m)} is {say(vals[m])}.", "gold": [[write]], "answer_facts": []}]
-    else: turns = [{"user": ask + _values(vals), "gold": reads + [[write]], "answer_facts": []}]
-    calls = [c for t in turns for s in t["gold"] for c in s]
+        turns = [Turn(ask + _values({p: v for p, v in vals.items() if p != m}), gold=reads, answer_facts=[], answer=f"Which {words(m)} should I use?"),
+                 Turn(f"The {words(m)} is {say(vals[m])}.", gold=[[write]], answer_facts=[])]
+    else: turns = [Turn(ask + _values(vals), gold=reads + [[write]], answer_facts=[])]
+    calls = [c for t in turns for s in t.gold for c in s]
     w = World([server], seed, size)
     if not all(w.call(c["name"], c["arguments"]).ok for c in calls): return None
-    text = " ".join(t["user"] for t in turns)
+    text = " ".join(t.user for t in turns)
     tools = srv.schemas()
     others = sorted(n for n, (s, _) in all_tools().items() if s != server)
     for n in rng.sample(others, min(distractors, len(others))): tools.insert(rng.randrange(len(tools) + 1), all_tools()[n][1].schema)

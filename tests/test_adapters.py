@@ -21,7 +21,7 @@ VF = ROOT / ".venv-verifiers" / "bin"
 def sample(one_turn=True):
     return [t for t in load_tasks(TASKS) if len(t.turns) == 1 or not one_turn]
 
-def gold_steps(task) -> list: return task.turns[0].get("gold") or []
+def gold_steps(task) -> list: return task.turns[0].gold or []
 
 def is_write(task, name) -> bool: return load_server(World.for_task(task).route[name]).tools[name].kind == "write"
 
@@ -63,7 +63,7 @@ def test_reset_gives_each_rollout_a_fresh_isolated_world():
     a, b = environment_class(task)(), environment_class(task)()
     for e in (a, b): e.reset(task=json.dumps(task.to_dict()))
     seed = a.state_hash
-    call = task.turns[0]["gold"][0][0]
+    call = task.turns[0].gold[0][0]
     first = getattr(a, call["name"])(**call["arguments"])
     assert a.state_hash != seed and b.state_hash == seed
     assert getattr(b, call["name"])(**call["arguments"]) == first  # same seed, same ids: b never saw a's write
@@ -99,7 +99,7 @@ def test_a_wrong_episode_scores_below_gold_through_the_environment():
 
 def trim(task):
     "The task showing only the tools its gold uses: the same task, a far shorter prompt for a CPU training step."
-    used = {c["name"] for turn in task.turns for step in turn.get("gold") or [] for c in step}
+    used = {c["name"] for turn in task.turns for step in turn.gold or [] for c in step}
     return replace(task, tools=[t for t in task.tools if t["function"]["name"] in used])
 
 def test_grpo_step_environment_factory_matches_rollout_func(tmp_path):

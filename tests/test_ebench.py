@@ -20,7 +20,7 @@ def test_every_task_has_both_gaps_and_a_change(bench):
     assert len({t.servers[0] for t in tasks}) == 20
     for t in tasks:
         assert gaps(t) == []
-        calls, text = t.gold_call_dicts, " ".join(x["user"] for x in t.turns)
+        calls, text = t.gold_call_dicts, " ".join(x.user for x in t.turns)
         assert len(calls) >= 3 and t.hidden and not any(h in text for h in t.hidden)
         assert load_server(t.servers[0]).tools[calls[-1]["name"]].kind == "write"
         w = World.for_task(t)
@@ -37,10 +37,10 @@ def test_build_is_reproducible(bench):
 def test_gaps_catch_broken_tasks(bench):
     _, tasks = bench
     t = Task.from_dict(json.loads(json.dumps(tasks[0].to_dict())))
-    t.turns[0]["user"] += f" (id {t.hidden[-1]})"
+    t.turns[0].user += f" (id {t.hidden[-1]})"
     assert any("appears in the user's words" in g for g in gaps(t))
     t = Task.from_dict(json.loads(json.dumps(tasks[0].to_dict())))
-    t.turns[0]["gold"] = t.turns[0]["gold"][-1:]
+    t.turns[0].gold = t.turns[0].gold[-1:]
     assert any("tool gap" in g for g in gaps(t)) and any("before any read returned it" in g for g in gaps(t))
     t = Task.from_dict(json.loads(json.dumps(tasks[0].to_dict())))
     t.gold_state_hash = "0" * 32

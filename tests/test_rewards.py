@@ -10,7 +10,7 @@ from prove_nb.policies import POLICIES, conversation, policy_messages
 from prove_nb.rewards import (REWARDS, Prove, align_completion, get_reward, gold_world, replay_gold, same_state, score_all,
                               score_file, summarize_scores, trl_reward)
 from prove_nb.server import load_server
-from prove_nb.task import Task, save_tasks
+from prove_nb.task import Task, Turn, save_tasks
 
 BANKING = load_server("banking").schemas()
 WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Weather for a city.",
@@ -22,7 +22,7 @@ def make_task(id, turns, deps=(), tools=None):
     "A banking task record (seed 0) with its gold final state hash replayed."
     t = Task(id=id, servers=["banking"], seed=0, size="small", tools=tools or BANKING + [WEATHER],
              system="You are a banking assistant.", deps=[list(d) for d in deps], category="base", split="train",
-             turns=[{"user": u, "gold": g, "answer_facts": f} for u, g, f in turns])
+             turns=[Turn(u, gold=g, answer_facts=f) for u, g, f in turns])
     t.gold_state_hash = replay_gold(t).hash()
     return t
 
@@ -57,7 +57,7 @@ def gold(task): return policy_messages(task, "gold")
 
 def best(name, task):
     "The most a completion can earn on `task` under reward `name` (abstention tasks pay 1)."
-    has_gold = any(t["gold"] for t in task.turns)
+    has_gold = any(t.gold for t in task.turns)
     return REWARDS[name].range[1] if has_gold or name in ("tier", "outcome", "toolrl") else 1.0
 
 # --- gold earns the maximum, in every message format -------------------------------------------------------------
@@ -237,7 +237,7 @@ def test_trl_reward_function_scores_and_logs_every_component(name):
     expected = set(REWARDS[name](task, gold(task)).components) | set(REWARDS[name](task, [user_msg("x"), assistant_msg("no")]).components)
     assert {k.split("/")[1] for k in metrics} == expected and len(extra[f"{name}/reasons"]) == 2
     # the same rows with the task record spread over columns, as a datasets row would carry them
-    cols = {k: [json.dumps(getattr(task, k)) if k in ("turns", "tools") else getattr(task, k)] * 2 for k in ("id", "servers", "seed", "tools", "turns", "deps", "gold_state_hash")}
+    cols = {k: [json.dumps(task.to_dict()[k]) if k in ("turns", "tools") else getattr(task, k)] * 2 for k in ("id", "servers", "seed", "tools", "turns", "deps", "gold_state_hash")}
     assert trl_reward(name)(prompts=[prompt, prompt], completions=[trl_form(gold(task)[1:]), [{"role": "assistant", "content": "no"}]], **cols) == out
 
 def test_trl_text_completions():

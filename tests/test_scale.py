@@ -10,7 +10,7 @@ from prove_nb.rollout import Limits, gold_policy, prepare_tokenizer, rollout_bat
 from prove_nb.scale import (CompletionsPolicy, MCPPool, RemoteWorld, check_accelerate_config, chatml_tokenizer, cpu_check_config,
                             free_port, multi_gpu_args, remote_worlds, serve_http)
 from prove_nb.server import World, load_server
-from prove_nb.task import Task, save_tasks
+from prove_nb.task import Task, Turn, save_tasks
 from prove_nb.synth.dataset import split_leaks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,8 +22,8 @@ def deposit_task(i, acct, seed=0):
     w = World(["banking"], seed=seed); w.call("deposit", {"account_id": acct, "amount": 10.0 + i})
     return Task(id=f"dep-{i}", servers=["banking"], seed=seed, size="small", system="You are a banking assistant.",
                 tools=load_server("banking").schemas(["get_account", "deposit"]),
-                turns=[{"user": f"Please deposit {10 + i} dollars into account {acct}.",
-                           "gold": [[{"name": "deposit", "arguments": {"account_id": acct, "amount": 10.0 + i}}]], "answer_facts": []}],
+                turns=[Turn(f"Please deposit {10 + i} dollars into account {acct}.",
+                            gold=[[{"name": "deposit", "arguments": {"account_id": acct, "amount": 10.0 + i}}]], answer_facts=[])],
                 deps=[], gold_state_hash=w.hash(), depth=1, category="base", split="train")
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ SERVERS = ["banking", "calendar", "iot_devices", "video_meeting", "filesystem"]
 
 def replay(task):
     w = World.for_task(task)
-    results = [w.call(c["name"], c["arguments"]) for t in task.turns for s in t["gold"] for c in s]
+    results = [w.call(c["name"], c["arguments"]) for t in task.turns for s in t.gold for c in s]
     return w, results
 
 @pytest.mark.parametrize("server", SERVERS)
@@ -28,15 +28,15 @@ def test_write_task_is_live_and_gapped(server, depth, info):
     w, results = replay(t)
     assert all(r.ok for r in results) and len(results) == depth == t.depth
     assert w.hash() == t.gold_state_hash != World.for_task(t).hash()
-    text = " ".join(x["user"] for x in t.turns)
+    text = " ".join(x.user for x in t.turns)
     assert not any(h in text for h in t.hidden)
     assert len(t.tools) == len(load_server(server).tools) + 2
     assert bool(t.hidden) == (depth > 1)  # with ids, the top row is given and the rows below it are discovered
-    if t.hidden: assert t.hidden[-1] in json.dumps(t.turns[-1]["gold"][-1])
+    if t.hidden: assert t.hidden[-1] in json.dumps(t.turns[-1].gold[-1])
     if info == "missing":
         assert len(t.turns) == 2 and t.category == "clarification"
-        held = t.turns[1]["user"]
-        assert held.split(" is ", 1)[1].rstrip(".") not in t.turns[0]["user"]
+        held = t.turns[1].user
+        assert held.split(" is ", 1)[1].rstrip(".") not in t.turns[0].user
 
 def test_write_task_is_deterministic():
     a = write_task("banking", 3, "names", 3, rng=random.Random(5), tid="x")

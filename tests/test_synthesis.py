@@ -11,7 +11,7 @@ from prove_nb.synth.dataset import (Dedup, apply_teacher, combo, description_lea
                                     leaks_description, masked_wording, replay,
                                     replay_tasks, repeated_wording, split_leaks, synthesize, write_dataset)
 from prove_nb.synth.realize import phrasings, phrasing_problems
-from prove_nb.task import Task, load_tasks
+from prove_nb.task import Task, Turn, load_tasks
 
 CFG = SynthConfig(workers=1)
 
@@ -70,16 +70,16 @@ def test_record_contract(bank):
         names = {x["function"]["name"] for x in t.tools}
         assert {c["name"] for c in t.gold_call_dicts} <= names
         for turn in t.turns:
-            assert turn["user"] and turn["answer"]
-            assert all(all(isinstance(c["arguments"], dict) for c in step) and step for step in turn["gold"])
-            assert all(f in turn["answer"] for f in turn["answer_facts"])
-            assert all(m["text"] in turn["user"] for m in turn["mentions"])
+            assert turn.user and turn.answer
+            assert all(all(isinstance(c["arguments"], dict) for c in step) and step for step in turn.gold)
+            assert all(f in turn.answer for f in turn.answer_facts)
+            assert all(m["text"] in turn.user for m in turn.mentions)
     assert len({t.category for t in bank}) >= 4
     assert {t.split for t in bank} <= {"train", "validation", "test"}
 
 def test_ungrounded_or_wrong_hash_is_caught(bank):
-    t = copy(next(x for x in bank if x.turns[0]["mentions"]))
-    t.turns[0]["mentions"][0]["id"] = "acc_9999"
+    t = copy(next(x for x in bank if x.turns[0].mentions))
+    t.turns[0].mentions[0]["id"] = "acc_9999"
     assert not grounded(t)
     t = copy(next(x for x in bank if x.gold_call_dicts))
     t.gold_call_dicts[-1]["arguments"] = {}
@@ -89,7 +89,7 @@ def test_missing_function_hides_the_tool(every, bank):
     mf = [x for x in every[0] + bank if x.category == "missing_function"]
     assert mf
     for t in mf:
-        assert t.turns[0]["gold"] == []
+        assert t.turns[0].gold == []
         shown = {x["function"]["name"] for x in t.tools}
         assert not {c["name"] for c in t.gold_call_dicts} - shown
 
@@ -156,7 +156,7 @@ def test_gold_messages_execute(bank):
     tools = [m for m in msgs if m["role"] == "tool"]
     assert len(tools) == len(calls) and all(m["tool_call_id"] == c["id"] for m, c in zip(tools, calls))
     assert sum(m["role"] == "user" for m in msgs) == len(t.turns)
-    assert msgs[-1]["role"] == "assistant" and msgs[-1]["content"] == t.turns[-1]["answer"]
+    assert msgs[-1]["role"] == "assistant" and msgs[-1]["content"] == t.turns[-1].answer
 
 def test_write_and_load(tmp_path, bank):
     stats = write_dataset(bank, tmp_path, seed=0, seconds=1.5, extra={"note": "test"})
@@ -169,20 +169,20 @@ def test_write_and_load(tmp_path, bank):
     hf = load_from_disk(str(tmp_path / "hf"))
     assert sum(len(hf[s]) for s in hf) == 160
     row = hf["train"][0]
-    assert json.loads(row["turns"]) == next(t for t in bank if t.id == row["id"]).turns
+    assert json.loads(row["turns"]) == [x.to_dict() for x in next(t for t in bank if t.id == row["id"]).turns]
 
 def test_teacher_is_validated(bank):
     tasks = [copy(t) for t in bank[:20]]
     good = lambda prompt: "Hey! " + prompt.rsplit("Message: ", 1)[1]          # keeps every string
     cnt = apply_teacher(tasks, good)
     assert cnt["teacher_kept"] > 0 and all(grounded(t) and replay(t) == (True, True) for t in tasks)
-    assert all(t["user"].startswith("Hey! ") for x in tasks for t in x.turns if t["mentions"] or t["literals"])
+    assert all(t.user.startswith("Hey! ") for x in tasks for t in x.turns if t.mentions or t.literals)
     tasks = [copy(t) for t in bank[:20]]
     cnt = apply_teacher(tasks, lambda prompt: "Please do it.")                  # drops what the calls depend on
-    assert cnt["teacher_dropped"] >= sum(1 for x in bank[:20] for t in x.turns if t["mentions"] or t["literals"])
-    assert cnt["teacher_dropped:lost_value"] >= sum(1 for x in bank[:20] for t in x.turns if t["mentions"] or t["literals"])
-    assert [t["user"] for x in tasks for t in x.turns if t["mentions"] or t["literals"]] == \
-           [t["user"] for x in bank[:20] for t in x.turns if t["mentions"] or t["literals"]]
+    assert cnt["teacher_dropped"] >= sum(1 for x in bank[:20] for t in x.turns if t.mentions or t.literals)
+    assert cnt["teacher_dropped:lost_value"] >= sum(1 for x in bank[:20] for t in x.turns if t.mentions or t.literals)
+    assert [t.user for x in tasks for t in x.turns if t.mentions or t.literals] == \
+           [t.user for x in bank[:20] for t in x.turns if t.mentions or t.literals]
 
 # Wording: user-voice templates per tool, measured
 
@@ -194,11 +194,11 @@ def test_every_tool_has_user_voice_templates():
 
 def test_requests_read_like_a_user(every, bank):
     tasks = every[0] + bank
-    asks = [t for x in tasks for t in x.turns if t["gold"]]
+    asks = [t for x in tasks for t in x.turns if t.gold]
     assert description_leak(tasks) < 0.05 and repeated_wording(tasks) < 0.1
     assert not any(";" in masked_wording(t) for t in asks)          # several requests read as one, not glued clauses
-    fake = Task("fake", ["banking"], turns=[{"user": "Please withdraw money from an open account.", "mentions": [], "literals": [],
-                                            "gold": [[{"name": "withdraw", "arguments": {}}]]}])
+    fake = Task("fake", ["banking"], turns=[Turn("Please withdraw money from an open account.", gold=[[{"name": "withdraw", "arguments": {}}]],
+                                                 mentions=[], literals=[])])
     assert leaks_description(fake, fake.turns[0]) and description_leak([fake]) == 1.0
     twice = copy(fake); twice.turns *= 2
     assert repeated_wording([twice]) == 1.0 and repeated_wording([fake]) == 0.0
@@ -231,7 +231,7 @@ def test_teacher_endpoint_end_to_end(tmp_path, bank):
     with serve_policy(ScriptedPolicy(half), port=0, background=True, model="scripted") as srv:
         cnt = apply_teacher(tasks, openai_teacher(srv.url, "scripted"))
     assert cnt["teacher_kept"] > 0 and cnt["teacher_dropped:invented_name"] > 0 and len(calls) == sum(len(t.turns) for t in tasks)
-    assert sum(t["user"].startswith("Yo, ") for x in tasks for t in x.turns) == cnt["teacher_kept"]
+    assert sum(t.user.startswith("Yo, ") for x in tasks for t in x.turns) == cnt["teacher_kept"]
     assert all(grounded(t) and replay(t) == (True, True) for t in tasks)
 
 # The restructuring guard (issue 17): these digests were recorded before the code moved; a change of module layout,

@@ -19,7 +19,7 @@ from .plan import plan_pool
 from .ground import Env, context_of
 from .dialogue import HANDLERS, Dialogue, Retry
 from .realize import rewrite, system_prompt
-from ..task import Task, save_tasks
+from ..task import Task, Turn, save_tasks
 
 # %% auto #0
 __all__ = ['distractors', 'choose_tools', 'category', 'record', 'converse', 'show_task', 'demo_tasks', 'replay', 'grounded',
@@ -101,10 +101,10 @@ def show_task(task: dict) -> str:
     lines = [f"[{task.id or '-'}] {'+'.join(task.servers)} seed={task.seed} depth={task.depth} {task.structure} "
              f"{task.category} ({len(task.tools)} tools shown)"]
     for t in task.turns:
-        lines.append(f"USER: {t['user']}")
-        for st in t["gold"]:
+        lines.append(f"USER: {t.user}")
+        for st in t.gold:
             lines.append("  CALL " + " || ".join(f"{c['name']}({json.dumps(c['arguments'], ensure_ascii=False)})" + (" -> error" if c.get("expect_error") else "") for c in st))
-        lines.append(f"GOLD: {t['answer']}" + (f"   facts={t['answer_facts']}" if t["answer_facts"] else ""))
+        lines.append(f"GOLD: {t.answer}" + (f"   facts={t.answer_facts}" if t.answer_facts else ""))
     return "\n".join(lines)
 
 def demo_tasks(n: int, server: str = "banking", seed: int = 0, cfg: SynthConfig = SynthConfig()) -> list:
@@ -130,14 +130,14 @@ def grounded(task: dict) -> bool:
     w = World.for_task(task)
     for t in task.turns:
         ids = set()
-        for m in t["mentions"]:
+        for m in t.mentions:
             s, tab = m["entity"].split(".", 1)
             row = w.sessions[s].state.get(tab, m["id"]) if s in w.sessions else None
-            if row is None or m["text"] not in t["user"]: return False
+            if row is None or m["text"] not in t.user: return False
             if m["text"] != m["id"] and m["text"] not in {str(x) for x in row.values()}: return False
             ids.add(m["id"])
-        if any(x not in t["user"] for x in t["literals"]): return False
-        if not set(_ID_TOKEN.findall(t["user"])) <= ids | {i for x in t["literals"] for i in _ID_TOKEN.findall(x)}: return False
+        if any(x not in t.user for x in t.literals): return False
+        if not set(_ID_TOKEN.findall(t.user)) <= ids | {i for x in t.literals for i in _ID_TOKEN.findall(x)}: return False
     return True
 
 def error_rate(task: dict) -> float:
@@ -285,12 +285,12 @@ def apply_teacher(tasks: list, teacher) -> Counter:
     cnt = Counter()
     for task in tasks:
         for t in task.turns:
-            keep = list(dict.fromkeys([m["text"] for m in t["mentions"]] + t["literals"]))
-            new, why = rewrite(t["user"], keep, teacher)
+            keep = list(dict.fromkeys([m["text"] for m in t.mentions] + t.literals))
+            new, why = rewrite(t.user, keep, teacher)
             if new is not None:
-                old, t["user"] = t["user"], new
+                old, t.user = t.user, new
                 if grounded(task) and all(replay(task)): cnt["teacher_kept"] += 1; continue
-                t["user"], why = old, "ungrounded"
+                t.user, why = old, "ungrounded"
             cnt["teacher_dropped"] += 1; cnt[f"teacher_dropped:{why}"] += 1
     return cnt
 
@@ -300,12 +300,12 @@ def gold_messages(task: Task) -> list[dict]:
     w = World.for_task(task)
     msgs = task.system_messages
     for n, t in enumerate(task.turns):
-        msgs.append(user_msg(t["user"]))
-        for k, st in enumerate(t["gold"]):
+        msgs.append(user_msg(t.user))
+        for k, st in enumerate(t.gold):
             calls = [ToolCall(c["name"], c["arguments"], f"call_{n}_{k}_{i}") for i, c in enumerate(st)]
             msgs.append(assistant_msg("", calls))
             msgs += [tool_msg(c, w.run(c).text) for c in calls]
-        msgs.append(assistant_msg(t["answer"] or " ".join(t["answer_facts"]) or "Done."))
+        msgs.append(assistant_msg(t.answer or " ".join(t.answer_facts) or "Done."))
     return msgs
 
 # %% ../../nbs/06f_synth_dataset.ipynb #c19a0002
@@ -319,18 +319,18 @@ def _description_grams(server: str, tool: str) -> frozenset:
 
 def _call_turns(tasks: list) -> list:
     "(task, turn) of every user turn that carries gold calls."
-    return [(task, t) for task in tasks for t in task.turns if t["gold"]]
+    return [(task, t) for task in tasks for t in task.turns if t.gold]
 
-def leaks_description(task: dict, turn: dict, n: int = 5) -> bool:
+def leaks_description(task: dict, turn: Turn, n: int = 5) -> bool:
     "Whether a turn's user text contains a run of `n` words of the description of a tool it calls."
     where = {x: s for s in task.servers for x in load_server(s).tools}
-    g = _grams(turn["user"], n)
-    return any(g & _description_grams(where[c["name"]], c["name"]) for st in turn["gold"] for c in st if c["name"] in where)
+    g = _grams(turn.user, n)
+    return any(g & _description_grams(where[c["name"]], c["name"]) for st in turn.gold for c in st if c["name"] in where)
 
-def masked_wording(turn: dict) -> str:
+def masked_wording(turn: Turn) -> str:
     "A turn's user text with its values masked: what is left is the wording."
-    s = turn["user"]
-    for x in sorted({m["text"] for m in turn["mentions"]} | set(turn["literals"]), key=len, reverse=True): s = s.replace(x, "#")
+    s = turn.user
+    for x in sorted({m["text"] for m in turn.mentions} | set(turn.literals), key=len, reverse=True): s = s.replace(x, "#")
     return re.sub(r"\d+(?:\.\d+)?", "#", re.sub(r"\b[A-Za-z]+_\d+\b", "#", s))
 
 def description_leak(tasks: list) -> float:

@@ -9,6 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from ..server import World, load_server
+from ..task import Turn
 from .config import S, SynthConfig, step
 from .plan import Plan, Var, build_plan, exec_order, graph_of, levels, plan_pool
 from .ground import (_IDV, _WORDS, Env, Grounding, _date, _first_type, _plain_required, _required, ground,
@@ -50,10 +51,10 @@ class Dialogue:
     node_call: dict = field(default_factory=dict)   # node of the pending plan -> gold call index
     pending: dict = field(default_factory=dict)     # what the next states must resolve
 
-    def turn(self, user: str, out: dict | None = None) -> dict:
+    def turn(self, user: str, out: dict | None = None) -> Turn:
         "Open a new user turn (with the mentions and literals its words contain)."
         out = out or {}
-        t = {"user": user, "gold": [], "answer_facts": [], "answer": "", "mentions": out.get("mentions", []), "literals": out.get("literals", [])}
+        t = Turn(user, gold=[], answer_facts=[], answer="", mentions=out.get("mentions", []), literals=out.get("literals", []))
         self.turns.append(t)
         return t
 
@@ -121,13 +122,13 @@ def follow_up_plan(d: Dialogue, kind: S) -> Plan | None:
     return sample_plan(d, d.servers[0], 1, 3, kind)
 
 # %% ../../nbs/06e_synth_dialogue.ipynb #32e25690
-def commit(d: Dialogue, turn: dict, nodes: list, fail: dict | None = None):
+def commit(d: Dialogue, turn: Turn, nodes: list, fail: dict | None = None):
     "Append the gold calls of `nodes` (already executed by grounding) to `turn` as steps; `fail` adds a refused call last."
     plan, lv = d.g.plan, levels(d.g.plan, nodes)
     steps = defaultdict(list)
     for j in nodes: steps[lv[j]].append(gold_call(d, j, d.g.args[j]))
-    turn["gold"] += [steps[k] for k in sorted(steps)]
-    if fail is not None: turn["gold"].append([gold_call(d, fail["node"], fail["args"], error=True)])
+    turn.gold += [steps[k] for k in sorted(steps)]
+    if fail is not None: turn.gold.append([gold_call(d, fail["node"], fail["args"], error=True)])
 
 def gold_call(d: Dialogue, j: int, args: dict, error: bool = False) -> dict:
     "Record node j's call and its dependency edges; a refused call is marked `expect_error`."
@@ -369,8 +370,8 @@ def h_success(d: Dialogue) -> S:
     t = d.turns[-1]
     commit(d, t, nodes)
     lines, facts = answer_parts(d, nodes)
-    t["answer_facts"] += facts
-    t["answer"] = reply_done(lines, d.rng)
+    t.answer_facts += facts
+    t.answer = reply_done(lines, d.rng)
     d.world, d.pending = g.world, {}
     learn(d)
     return step(S.SUCCESS, d.cfg, d.rng)
@@ -383,7 +384,7 @@ def h_failure(d: Dialogue) -> S:
     rest = [k for k in g.order if k != j]
     commit(d, t, rest, fail=fail)
     lines, facts = answer_parts(d, rest)
-    t["answer_facts"] += facts
+    t.answer_facts += facts
     d.world, d.pending = g.before_last, {"retry": j, "fail": fail, "lines": lines, "partial": d.states[-1] == S.PARTIAL}
     learn(d, fail)
     alt = alternative(d, fail)
@@ -396,7 +397,7 @@ def h_report(d: Dialogue) -> S:
     "The gold assistant reports the refusal (and what did work)."
     g, p = d.g, d.pending
     verb = _verb(g.plan.server, g.plan.nodes[p["retry"]].tool)
-    d.turns[-1]["answer"] = " ".join([reply_failed(verb, p["fail"]["error"], p["partial"], d.rng)] + p["lines"])
+    d.turns[-1].answer = " ".join([reply_failed(verb, p["fail"]["error"], p["partial"], d.rng)] + p["lines"])
     return proceed(d, S.REPORT)
 
 def alternative(d: Dialogue, fail: dict) -> dict | None:
@@ -427,9 +428,9 @@ def h_alternative(d: Dialogue) -> S:
     k = len(d.calls) - 1  # the refused call
     for name, args in [(alt["tool"], alt["args"])] + ([(g.plan.nodes[fail["node"]].tool, fail["args"])] if alt["retried"] else []):
         d.deps |= {(a, len(d.calls)) for a, b in list(d.deps) if b == k}
-        d.calls.append({"name": name, "arguments": args}); t["gold"].append([d.calls[-1]])
+        d.calls.append({"name": name, "arguments": args}); t.gold.append([d.calls[-1]])
     verb = _verb(g.plan.server, g.plan.nodes[fail["node"]].tool)
-    t["answer"] = " ".join([reply_recovered(verb, fail["error"], _verb(g.plan.server, alt["tool"]), alt["retried"], d.rng)] + p["lines"])
+    t.answer = " ".join([reply_recovered(verb, fail["error"], _verb(g.plan.server, alt["tool"]), alt["retried"], d.rng)] + p["lines"])
     d.world, d.pending = alt["world"], {}
     return step(S.ALTERNATIVE, d.cfg, d.rng)
 
@@ -441,7 +442,7 @@ def h_ask_value(d: Dialogue) -> S:
                        for p in _plain_required(graph.tools[g.plan.nodes[j].tool])])
     out = _words()
     t = d.turn(user_words(d, out, {j: {"drop": p}}), out)
-    t["answer"] = reply_ask_value(words(p), rng)
+    t.answer = reply_ask_value(words(p), rng)
     d.pending = {"supply": (words(p), g.args[j][p], j)}
     return step(S.ASK_VALUE, d.cfg, rng)
 
@@ -456,7 +457,7 @@ def h_discover(d: Dialogue) -> S:
 def h_ask_which(d: Dialogue) -> S:
     g, amb = d.g, d.pending["amb"]
     opts = [r[1] for r in g.cands[amb].values() if r]
-    d.turns[-1]["answer"] = reply_ask_which(_ent_words(g.plan.vars[amb].entity), [f"'{v}'" for v in opts[:6]], d.rng)
+    d.turns[-1].answer = reply_ask_which(_ent_words(g.plan.vars[amb].entity), [f"'{v}'" for v in opts[:6]], d.rng)
     return step(S.ASK_WHICH, d.cfg, d.rng)
 
 def h_clarify(d: Dialogue) -> S:
@@ -491,7 +492,7 @@ def h_correct(d: Dialogue) -> S:
     return step(S.CORRECT, d.cfg, d.rng)
 
 def h_abstain(d: Dialogue) -> S:
-    d.turns[-1]["answer"] = reply_cannot(d.pending.pop("cannot"), d.rng)
+    d.turns[-1].answer = reply_cannot(d.pending.pop("cannot"), d.rng)
     return proceed(d, S.ABSTAIN)
 
 def proceed(d: Dialogue, state: S) -> S:
