@@ -6,6 +6,8 @@ The recipe (the levers weighed in bench/RESULTS.md):
 - SFT on gold conversations until the model calls tools and stops (SFT_TASKS conversations, a few epochs).
 - Pre-screening: the SFT model plays PRESCREEN candidate GRPO tasks PRESCREEN_K times each at temperature 1, and
   GRPO trains only on those whose pass rate lies strictly between 0 and 1 (`prove_nb.grpo.pass_rates`, `at_the_edge`).
+  With SCREEN "state_changing" the candidates are only tasks whose gold final state differs from the seed state, so
+  that the outcome cannot be met by answering without the calls (the sixth run's GRPO learned exactly that shortcut).
 - GRPO from the SFT checkpoint with groups of GROUP rollouts of one task a step, reward PROVE + outcome (PROVE's
   process reward plus 1 for gold final state and every answer fact). With --prescreen 0, dynamic sampling judged on the
   outcome instead: a group whose rollouts all succeed or all fail is replaced by a fresh task's group (up to RESAMPLE
@@ -26,7 +28,7 @@ fact in the final reply. For SFT -> SFT+GRPO the paired per-task differences get
     python bench/learn_cpu.py --sft-from CK --sft-skip 128   # SFT continues from a checkpoint that saw the first 128
 Writes runs/learn_cpu-{quick,full}/ and, for the full size, bench/results/learn_cpu.json.
 """
-import argparse, json, os, sys, time
+import argparse, itertools, json, os, sys, time
 from collections import Counter
 from pathlib import Path
 
@@ -42,9 +44,9 @@ from prove_nb.server import World
 from prove_nb.task import Task
 
 SIZES = {
-    "quick": dict(pool=400, seen=12, unseen=8, sft_tasks=24, sft_steps=6, sft_batch=4, prescreen=0, prescreen_k=2, grpo_steps=3, group=4,
+    "quick": dict(pool=400, seen=12, unseen=8, sft_tasks=24, sft_steps=6, sft_batch=4, prescreen=0, prescreen_k=2, screen="all", grpo_steps=3, group=4,
                   resample=1, recall_steps=2),  # 6 SFT steps leave hardly any task at the edge: resampling instead
-    "full": dict(pool=3000, seen=150, unseen=100, sft_tasks=288, sft_steps=72, sft_batch=4, prescreen=24, prescreen_k=4, grpo_steps=16, group=8,
+    "full": dict(pool=3000, seen=150, unseen=100, sft_tasks=288, sft_steps=72, sft_batch=4, prescreen=32, prescreen_k=4, screen="state_changing", grpo_steps=16, group=8,
                  resample=0, recall_steps=8),
 }
 LIMITS = RECIPE_LIMITS
@@ -55,6 +57,11 @@ def make_views(cfg: dict, seed: int) -> dict:
     "The recipe's SFT and GRPO tasks and its two held-out views, cut to this size."
     views = recipe_tasks(cfg["pool"], cfg["sft_tasks"], seed)
     return {**views, "seen_combinations": views["seen_combinations"][:cfg["seen"]], "unseen_combinations": views["unseen_combinations"][:cfg["unseen"]]}
+
+def screen_candidates(grpo: list, cfg: dict) -> list:
+    "The first PRESCREEN GRPO tasks to pre-screen: all of them, or (SCREEN 'state_changing') only those whose gold state differs from the seed state."
+    pool = grpo if cfg["screen"] == "all" else (t for t in grpo if changes_state(t))
+    return list(itertools.islice(pool, cfg["prescreen"]))
 
 # ------------------------------------------------------------------------------------------------------- evaluate
 def mean(xs) -> float:
@@ -134,6 +141,7 @@ def main(argv=None):
     ap.add_argument("--out", help="output folder (default runs/learn_cpu-quick or runs/learn_cpu-full)")
     ap.add_argument("--resume", action="store_true", help="reuse the stages already recorded in the output folder")
     ap.add_argument("--sft-from", help="continue SFT from this checkpoint, which already trained on the first --sft-skip SFT conversations")
+    ap.add_argument("--screen", choices=("all", "state_changing"), help="which GRPO tasks to pre-screen (default: the size's)")
     ap.add_argument("--sft-skip", type=int, default=0, help="SFT conversations the --sft-from checkpoint already saw (one epoch, in order)")
     for k in ("sft_steps", "prescreen", "prescreen_k", "grpo_steps", "resample", "recall_steps", "seen", "unseen"): ap.add_argument("--" + k.replace("_", "-"), type=int, help="override the size's value")
     a = ap.parse_args(argv)
@@ -150,9 +158,9 @@ def main(argv=None):
                                                                   steps=cfg["sft_steps"] - skip // cfg["sft_batch"], lr=a.sft_lr, batch_size=cfg["sft_batch"],
                                                                   max_length=1536, seed=a.seed, max_result_chars=LIMITS.max_result_chars)),
                                      "from": a.sft_from, "skipped": skip}, a.resume)
-    screen = stage(out, "prescreen", lambda: prescreen(sft["checkpoint"], views["grpo"][:cfg["prescreen"]], cfg["prescreen_k"], a.seed), a.resume) \
-        if cfg["prescreen"] else None
-    grpo_tasks = at_the_edge(views["grpo"][:cfg["prescreen"]], screen["rates"]) if screen else views["grpo"]
+    candidates = screen_candidates(views["grpo"], cfg)
+    screen = stage(out, "prescreen", lambda: prescreen(sft["checkpoint"], candidates, cfg["prescreen_k"], a.seed), a.resume) if cfg["prescreen"] else None
+    grpo_tasks = at_the_edge(candidates, screen["rates"]) if screen else views["grpo"]
     if not grpo_tasks: raise SystemExit(f"prescreen: none of {cfg['prescreen']} tasks has a pass rate strictly between 0 and 1: {screen['histogram']}; screen more (--prescreen)")
     print(f"GRPO tasks: {len(grpo_tasks)}" + (f" of {cfg['prescreen']} screened ({screen['histogram']})" if screen else ""), flush=True)
     grpo_kw = dict(model=sft["checkpoint"], group=cfg["group"], batch_size=cfg["group"], lr=a.grpo_lr, beta=0.0, limits=LIMITS,

@@ -9,7 +9,9 @@ def main(out: str, note: str = ""):
     rows = {m: {v: json.loads(f.read_text()) for v in views if (f := out / f"stage_eval_{m}_{v}.json").exists()} for m in ("base", "sft", "sft+grpo")}
     rows = {m: r for m, r in rows.items() if r}
     res = {"bench": "learn_cpu", "size": "full", "partial": True, "note": note, "stages": sorted(f.stem[6:] for f in out.glob("stage_*.json")),
-           "config": learn_cpu.SIZES["full"], "sft": json.loads((out / "stage_sft.json").read_text()), "seconds": {f.stem[6:]: json.loads(f.read_text())["stage_s"] for f in out.glob("stage_*.json")},
+           "config": learn_cpu.SIZES["full"], "sft": json.loads((out / "stage_sft.json").read_text()),
+           "prescreen": {k: v for k, v in json.loads(ps.read_text()).items() if k != "rates"} if (ps := out / "stage_prescreen.json").exists() else None,
+           "seconds": {f.stem[6:]: json.loads(f.read_text())["stage_s"] for f in out.glob("stage_*.json")},
            "grpo_curve": {n: learn_cpu.grpo_curve(out / d / "metrics.jsonl") for n, d in (("prove+outcome", "grpo"), ("recall+outcome", "grpo_recall"))
                           if (out / d / "metrics.jsonl").exists()}}
     for v in views:

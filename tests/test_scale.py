@@ -254,3 +254,13 @@ def test_learn_cpu_paired_interval():
     b = {f"t{i}": {"success": 1} for i in range(40)}
     g = learn_cpu.paired(a, b, "success")
     assert g["gain"] == 0.5 and g["better"] == 20 and g["worse"] == 0 and 0.3 < g["ci95"][0] < 0.5 < g["ci95"][1] <= 0.7
+
+def test_learn_cpu_screens_only_state_changing_tasks_when_asked():
+    "SCREEN 'state_changing' keeps the first PRESCREEN tasks whose gold state differs from the seed state, in order; 'all' keeps the first PRESCREEN."
+    import learn_cpu
+    from prove_nb.grpo import recipe_tasks
+    grpo = recipe_tasks(300, 20, seed=3)["grpo"]
+    writes = learn_cpu.screen_candidates(grpo, {"screen": "state_changing", "prescreen": 6})
+    assert len(writes) == 6 and all(map(learn_cpu.changes_state, writes))
+    assert [t.id for t in writes] == [t.id for t in grpo if learn_cpu.changes_state(t)][:6]
+    assert learn_cpu.screen_candidates(grpo, {"screen": "all", "prescreen": 6}) == grpo[:6]
