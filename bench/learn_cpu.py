@@ -7,7 +7,8 @@ The recipe (the levers weighed in bench/RESULTS.md):
 - Pre-screening: the SFT model plays PRESCREEN candidate GRPO tasks PRESCREEN_K times each at temperature 1, and
   GRPO trains only on those whose pass rate lies strictly between 0 and 1 (`prove_nb.grpo.pass_rates`, `at_the_edge`).
   With SCREEN "state_changing" the candidates are only tasks whose gold final state differs from the seed state, so
-  that the outcome cannot be met by answering without the calls (the sixth run's GRPO learned exactly that shortcut).
+  that the outcome cannot be met by answering without the calls (the sixth run's GRPO learned exactly that shortcut;
+  the seventh run screened this way and gained nothing, so the default stays "all", the sixth run's recipe).
 - GRPO from the SFT checkpoint with groups of GROUP rollouts of one task a step, reward PROVE + outcome (PROVE's
   process reward plus 1 for gold final state and every answer fact). With --prescreen 0, dynamic sampling judged on the
   outcome instead: a group whose rollouts all succeed or all fail is replaced by a fresh task's group (up to RESAMPLE
@@ -46,7 +47,7 @@ from prove_nb.task import Task
 SIZES = {
     "quick": dict(pool=400, seen=12, unseen=8, sft_tasks=24, sft_steps=6, sft_batch=4, prescreen=0, prescreen_k=2, screen="all", grpo_steps=3, group=4,
                   resample=1, recall_steps=2),  # 6 SFT steps leave hardly any task at the edge: resampling instead
-    "full": dict(pool=3000, seen=150, unseen=100, sft_tasks=288, sft_steps=72, sft_batch=4, prescreen=32, prescreen_k=4, screen="state_changing", grpo_steps=16, group=8,
+    "full": dict(pool=3000, seen=150, unseen=100, sft_tasks=288, sft_steps=72, sft_batch=4, prescreen=24, prescreen_k=4, screen="all", grpo_steps=16, group=8,
                  resample=0, recall_steps=8),
 }
 LIMITS = RECIPE_LIMITS
@@ -58,17 +59,17 @@ def make_views(cfg: dict, seed: int) -> dict:
     views = recipe_tasks(cfg["pool"], cfg["sft_tasks"], seed)
     return {**views, "seen_combinations": views["seen_combinations"][:cfg["seen"]], "unseen_combinations": views["unseen_combinations"][:cfg["unseen"]]}
 
-def screen_candidates(grpo: list, cfg: dict) -> list:
-    "The first PRESCREEN GRPO tasks to pre-screen: all of them, or (SCREEN 'state_changing') only those whose gold state differs from the seed state."
-    pool = grpo if cfg["screen"] == "all" else (t for t in grpo if changes_state(t))
-    return list(itertools.islice(pool, cfg["prescreen"]))
-
 # ------------------------------------------------------------------------------------------------------- evaluate
 def mean(xs) -> float:
     xs = list(xs)
     return sum(xs) / len(xs) if xs else 0.0
 
 def changes_state(task: Task) -> bool: return World.for_task(task).hash() != gold_hash(task)
+
+def screen_candidates(grpo: list, cfg: dict) -> list:
+    "The first PRESCREEN GRPO tasks to pre-screen: all of them, or (SCREEN 'state_changing') only those whose gold state differs from the seed state."
+    pool = grpo if cfg["screen"] == "all" else (t for t in grpo if changes_state(t))
+    return list(itertools.islice(pool, cfg["prescreen"]))
 
 def view_metrics(per: dict) -> dict:
     "Summary of one model's per-task records on one view."
