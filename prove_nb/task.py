@@ -60,7 +60,8 @@ class Task:
     difficulty: dict | None = None
     extra: dict = field(default_factory=dict)  # keys no field knows, kept as they came
 
-    def __post_init__(self): self.turns = [Turn.from_dict(t) for t in self.turns]  # turn dicts become `Turn`s
+    def __post_init__(self):  # turn dicts become `Turn`s; turns that are not a list stay as given, for the reward to score at its floor
+        if isinstance(self.turns, list): self.turns = [Turn.from_dict(t) for t in self.turns]
 
     @classmethod
     def from_dict(cls, d: dict) -> Task:
