@@ -139,6 +139,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--sft-lr", type=float, default=1e-4)
     ap.add_argument("--grpo-lr", type=float, default=2e-5)
+    ap.add_argument("--grpo-beta", type=float, default=0.0, help="KL coefficient (bench/sweep_grpo.py weighs it)")
     ap.add_argument("--out", help="output folder (default runs/learn_cpu-quick or runs/learn_cpu-full)")
     ap.add_argument("--resume", action="store_true", help="reuse the stages already recorded in the output folder")
     ap.add_argument("--sft-from", help="continue SFT from this checkpoint, which already trained on the first --sft-skip SFT conversations")
@@ -164,7 +165,7 @@ def main(argv=None):
     grpo_tasks = at_the_edge(candidates, screen["rates"]) if screen else views["grpo"]
     if not grpo_tasks: raise SystemExit(f"prescreen: none of {cfg['prescreen']} tasks has a pass rate strictly between 0 and 1: {screen['histogram']}; screen more (--prescreen)")
     print(f"GRPO tasks: {len(grpo_tasks)}" + (f" of {cfg['prescreen']} screened ({screen['histogram']})" if screen else ""), flush=True)
-    grpo_kw = dict(model=sft["checkpoint"], group=cfg["group"], batch_size=cfg["group"], lr=a.grpo_lr, beta=0.0, limits=LIMITS,
+    grpo_kw = dict(model=sft["checkpoint"], group=cfg["group"], batch_size=cfg["group"], lr=a.grpo_lr, beta=a.grpo_beta, limits=LIMITS,
                    max_new_tokens=MAX_NEW, max_completion=1024, seed=a.seed, resample=cfg["resample"],
                    resample_on=("outcome",), micro_batch=min(cfg["group"], RECIPE_MICRO_BATCH))
     grpo = stage(out, "grpo", lambda: {"checkpoint": str(train_grpo(grpo_tasks, str(out / "grpo"), steps=cfg["grpo_steps"],
@@ -177,7 +178,7 @@ def main(argv=None):
     recall = stage(out, "grpo_recall", lambda: {"checkpoint": str(train_grpo(grpo_tasks, str(out / "grpo_recall"), steps=cfg["recall_steps"],
                                                                              reward="recall+outcome", monitor=("prove",), **grpo_kw))}, a.resume)
     per = {(m, v): json.loads((out / f"eval_{m}_{v}.json").read_text()) for m in ("sft", "sft+grpo") for v in VIEWS}
-    res = {"bench": "learn_cpu", "size": size, "config": cfg, "seed": a.seed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr,
+    res = {"bench": "learn_cpu", "size": size, "config": cfg, "seed": a.seed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr, "grpo_beta": a.grpo_beta,
            "sizes": {k: len(v) for k, v in views.items()},
            "sft_from": sft.get("from"), "sft_skipped": sft.get("skipped", 0),
            "prescreen": {k: screen[k] for k in ("tasks", "k", "edge", "histogram")} if screen else None,
