@@ -13,6 +13,8 @@ The recipe (the levers weighed in bench/RESULTS.md):
   process reward plus 1 for gold final state and every answer fact). With --prescreen 0, dynamic sampling judged on the
   outcome instead: a group whose rollouts all succeed or all fail is replaced by a fresh task's group (up to RESAMPLE
   rounds) during training.
+- GRPO's learning rate and KL coefficient are the recipe's (`RECIPE_LR`, `RECIPE_BETA`), chosen by bench/sweep_grpo.py's sweep;
+  the sixth run, in bench/results/learn_cpu.json, ran before the sweep with beta 0 (`--grpo-beta 0` reproduces it).
 - A second GRPO arm from the same checkpoint and seeds with recall + outcome instead (PROVE's thesis: recall pays for
   verbosity, PROVE's budget term stops it); it is logged, not evaluated.
 
@@ -38,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
 from prove_nb.evaluate import run_trials
-from prove_nb.grpo import RECIPE_LIMITS, RECIPE_MAX_NEW, RECIPE_MICRO_BATCH, at_the_edge, paired_gain, pass_rates, plot_learning, recipe_tasks
+from prove_nb.grpo import RECIPE_BETA, RECIPE_LIMITS, RECIPE_LR, RECIPE_MAX_NEW, RECIPE_MICRO_BATCH, at_the_edge, paired_gain, pass_rates, plot_learning, recipe_tasks
 from prove_nb.rewards import gold_hash
 from prove_nb.rollout import HFPolicy, load_model
 from prove_nb.server import World
@@ -138,8 +140,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="toy sizes: a few minutes")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--sft-lr", type=float, default=1e-4)
-    ap.add_argument("--grpo-lr", type=float, default=2e-5)
-    ap.add_argument("--grpo-beta", type=float, default=0.0, help="KL coefficient (bench/sweep_grpo.py weighs it)")
+    ap.add_argument("--grpo-lr", type=float, default=RECIPE_LR)
+    ap.add_argument("--grpo-beta", type=float, default=RECIPE_BETA, help="KL coefficient (bench/sweep_grpo.py chose it; the sixth run used 0)")
     ap.add_argument("--out", help="output folder (default runs/learn_cpu-quick or runs/learn_cpu-full)")
     ap.add_argument("--resume", action="store_true", help="reuse the stages already recorded in the output folder")
     ap.add_argument("--sft-from", help="continue SFT from this checkpoint, which already trained on the first --sft-skip SFT conversations")

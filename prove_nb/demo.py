@@ -8,7 +8,7 @@ import json, os, sys, time
 from dataclasses import dataclass, asdict
 from pathlib import Path
 
-from .grpo import RECIPE_LIMITS, RECIPE_MAX_NEW, RECIPE_MICRO_BATCH
+from .grpo import RECIPE_BETA, RECIPE_LIMITS, RECIPE_LR, RECIPE_MAX_NEW, RECIPE_MICRO_BATCH
 
 # %% auto #0
 __all__ = ['SCALES', 'VIEWS', 'STAGES', 'Scale', 'demo_mcp_session', 'stage_servers', 'stage_synth', 'load_view', 'stage_audit',
@@ -99,7 +99,7 @@ def stage_sft(out: Path, sc: Scale) -> dict:
 def stage_grpo(out: Path, sc: Scale) -> dict:
     from prove_nb.grpo import train_grpo
     ck = train_grpo(load_view(out, "grpo"), out / "grpo", str(out / "sft" / "checkpoint"), steps=sc.grpo_steps, reward="prove+outcome",
-                    group=sc.group, batch_size=sc.group, lr=2e-5, beta=0.0, resample=sc.resample, max_new_tokens=sc.max_new_tokens,
+                    group=sc.group, batch_size=sc.group, lr=RECIPE_LR, beta=RECIPE_BETA, resample=sc.resample, max_new_tokens=sc.max_new_tokens,
                     max_completion=1024, limits=RECIPE_LIMITS, micro_batch=min(sc.group, RECIPE_MICRO_BATCH))
     rows = [json.loads(l) for l in (out / "grpo" / "metrics.jsonl").read_text().splitlines() if l.strip()]
     return {"checkpoint": str(ck), "reward_by_step": [round(r["reward"], 3) for r in rows if "reward" in r]}

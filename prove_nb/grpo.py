@@ -16,10 +16,10 @@ from .task import Task
 
 # %% auto #0
 __all__ = ['LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'RECIPE_MAX_NEW', 'RECIPE_MICRO_BATCH',
-           'grpo_dataset', 'episode_tokens', 'sampling_policy', 'score_episodes', 'informative', 'make_rollout_func',
-           'episode_reward', 'lora_config', 'JsonlLogger', 'plot_metrics', 'reward_names', 'train_grpo',
-           'tool_combination', 'world_index', 'recipe_tasks', 'pass_rates', 'at_the_edge', 'paired_gain',
-           'graded_gains', 'moving_average', 'plot_learning', 'recipe_run', 'before_after']
+           'RECIPE_LR', 'RECIPE_BETA', 'grpo_dataset', 'episode_tokens', 'sampling_policy', 'score_episodes',
+           'informative', 'make_rollout_func', 'episode_reward', 'lora_config', 'JsonlLogger', 'plot_metrics',
+           'reward_names', 'train_grpo', 'tool_combination', 'world_index', 'recipe_tasks', 'pass_rates', 'at_the_edge',
+           'paired_gain', 'graded_gains', 'moving_average', 'plot_learning', 'recipe_run', 'before_after']
 
 # %% ../nbs/10_grpo.ipynb #858b8a1a
 def grpo_dataset(tasks: list[Task]):
@@ -192,6 +192,7 @@ TRAIN_SEEDS, HELD_SEEDS = range(0, 6), range(6, 8)
 RECIPE_LIMITS = Limits(max_steps=3, max_turns=1, max_result_chars=1500)  # training and held-out evaluation alike
 RECIPE_MAX_NEW = 128  # new tokens a step: 13% of the recipe's gold tool calls are longer than 60 tokens
 RECIPE_MICRO_BATCH = 2  # episodes per backward pass: a group of 8 episodes in one pass reached 24 GB and was OOM-killed
+RECIPE_LR, RECIPE_BETA = 2e-5, 0.04  # GRPO: the choice of bench/sweep_grpo.py (lr 6e-5 lost PROVE reward, 5e-6 moved nothing in 6 steps)
 
 def tool_combination(task: Task) -> tuple:
     "The sorted names of the tools a task's gold calls use."
@@ -262,7 +263,7 @@ def plot_learning(runs: dict, out_png=None, window: int = 5, keys=("reward", "ca
 
 # %% ../nbs/10_grpo.ipynb #d22ca9a5
 def recipe_run(out_dir, views: dict, sft_steps: int, grpo_steps: int, group: int, resample: int, eval_tasks: int,
-               grpo_lr: float = 2e-5, max_new_tokens: int = RECIPE_MAX_NEW, reward: str = "prove+outcome") -> dict:
+               grpo_lr: float = RECIPE_LR, max_new_tokens: int = RECIPE_MAX_NEW, reward: str = "prove+outcome") -> dict:
     "SFT, GRPO from it, and both on the held-out `seen_combinations`: checkpoints, graded rows and paired gains."
     from prove_nb.evaluate import run_trials
     from prove_nb.sft import train_sft
@@ -270,7 +271,7 @@ def recipe_run(out_dir, views: dict, sft_steps: int, grpo_steps: int, group: int
     sft = train_sft(views["sft"], str(out / "sft"), steps=sft_steps, batch_size=4, lr=1e-4, max_length=1536,
                     max_result_chars=RECIPE_LIMITS.max_result_chars)
     grpo = train_grpo(views["grpo"], str(out / "grpo"), str(sft), steps=grpo_steps, reward=reward, group=group, batch_size=group,
-                      lr=grpo_lr, beta=0.0, resample=resample, max_new_tokens=max_new_tokens, max_completion=1024, limits=RECIPE_LIMITS,
+                      lr=grpo_lr, beta=RECIPE_BETA, resample=resample, max_new_tokens=max_new_tokens, max_completion=1024, limits=RECIPE_LIMITS,
                       micro_batch=min(group, RECIPE_MICRO_BATCH))
     tasks, rows = views["seen_combinations"][:eval_tasks], {}
     for name, ck in (("sft", sft), ("sft+grpo", grpo)):
