@@ -7,18 +7,18 @@ validation tasks greedily: GRPO-pool tasks after the pre-screened ones, so never
 from both held-out views (choosing on a held-out view would tune on the test). The choice: the arm with the highest
 paired validation success gain over SFT, ties to fewer calls per task.
 
-    python bench/sweep_grpo.py --run runs/learn_cpu-full                       # the recorded sweep (about an hour on 2 cores)
+    python bench/sweep_grpo.py --run runs/learn_cpu-full                       # the recorded sweep (about 93 minutes on 2 cores)
     python bench/sweep_grpo.py --run runs/learn_cpu-quick --quick              # toy sizes
 Writes OUT/sweep.json and, for the full size, bench/results/grpo_sweep.json.
 """
-import argparse, json, sys, time
+import argparse, json, sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from learn_cpu import LIMITS, MAX_NEW, ROOT, SIZES, evaluate, grpo_curve, make_views, paired, screen_candidates, stage
 from prove_nb.grpo import RECIPE_MICRO_BATCH, at_the_edge
 
-ARMS = ((5e-6, 0.0), (2e-5, 0.0), (6e-5, 0.0), (2e-5, 0.04))  # (lr, beta): learn_cpu's 2e-5 / 0, a third and 3x it, and a KL arm
+ARMS = ((5e-6, 0.0), (2e-5, 0.0), (6e-5, 0.0), (2e-5, 0.04))  # (lr, beta): the sixth run's 2e-5 / 0, a quarter and 3x its lr, and a KL arm
 SWEEP = {"quick": dict(steps=2, validation=6), "full": dict(steps=6, validation=60)}
 
 def arm_name(lr: float, beta: float) -> str: return f"lr{lr:g}_beta{beta:g}"
