@@ -9,6 +9,8 @@ The recipe (the levers weighed in bench/RESULTS.md):
   With SCREEN "state_changing" the candidates are only tasks whose gold final state differs from the seed state, so
   that the outcome cannot be met by answering without the calls (the sixth run's GRPO learned exactly that shortcut;
   the seventh run screened this way and gained nothing, so the default stays "all", the sixth run's recipe).
+  With SCREEN "stratified" the candidates take one task of each kind in turn (gold call count, changes the state or
+  not), so that two-call read-then-write tasks are screened as often as single reads.
 - GRPO from the SFT checkpoint with groups of GROUP rollouts of one task a step, reward PROVE + outcome (PROVE's
   process reward plus 1 for gold final state and every answer fact). With --prescreen 0, dynamic sampling judged on the
   outcome instead: a group whose rollouts all succeed or all fail is replaced by a fresh task's group (up to RESAMPLE
@@ -68,10 +70,20 @@ def mean(xs) -> float:
 
 def changes_state(task: Task) -> bool: return World.for_task(task).hash() != gold_hash(task)
 
+def stratum(task: Task) -> tuple:
+    "A task's kind for stratified screening: how many gold calls, and whether it changes the state."
+    return (len(task.gold_call_dicts), changes_state(task))
+
+def round_robin(tasks: list, key) -> list:
+    "`tasks` reordered to take one from each `key` group in turn (groups in order of first appearance, each in pool order)."
+    groups = {}
+    for t in tasks: groups.setdefault(key(t), []).append(t)
+    return [t for row in itertools.zip_longest(*groups.values()) for t in row if t is not None]
+
 def screen_candidates(grpo: list, cfg: dict) -> list:
-    "The first PRESCREEN GRPO tasks to pre-screen: all of them, or (SCREEN 'state_changing') only those whose gold state differs from the seed state."
-    pool = grpo if cfg["screen"] == "all" else (t for t in grpo if changes_state(t))
-    return list(itertools.islice(pool, cfg["prescreen"]))
+    "The first PRESCREEN GRPO tasks to pre-screen: of all, of those that change the state, or (SCREEN 'stratified') one of each `stratum` in turn."
+    pool = {"all": grpo, "state_changing": [t for t in grpo if changes_state(t)], "stratified": round_robin(grpo, stratum)}[cfg["screen"]]
+    return pool[:cfg["prescreen"]]
 
 def view_metrics(per: dict) -> dict:
     "Summary of one model's per-task records on one view."
@@ -145,7 +157,7 @@ def main(argv=None):
     ap.add_argument("--out", help="output folder (default runs/learn_cpu-quick or runs/learn_cpu-full)")
     ap.add_argument("--resume", action="store_true", help="reuse the stages already recorded in the output folder")
     ap.add_argument("--sft-from", help="continue SFT from this checkpoint, which already trained on the first --sft-skip SFT conversations")
-    ap.add_argument("--screen", choices=("all", "state_changing"), help="which GRPO tasks to pre-screen (default: the size's)")
+    ap.add_argument("--screen", choices=("all", "state_changing", "stratified"), help="which GRPO tasks to pre-screen (default: the size's)")
     ap.add_argument("--sft-skip", type=int, default=0, help="SFT conversations the --sft-from checkpoint already saw (one epoch, in order)")
     for k in ("sft_steps", "prescreen", "prescreen_k", "grpo_steps", "resample", "recall_steps", "seen", "unseen"): ap.add_argument("--" + k.replace("_", "-"), type=int, help="override the size's value")
     a = ap.parse_args(argv)

@@ -20,12 +20,12 @@ class Scale:
     "Sizes of every stage of the demo."
     tasks: int = 600          # synthesized by the recipe: one turn, one or two calls, three tools of one server
     audit_tasks: int = 100
-    sft_tasks: int = 96
-    sft_steps: int = 24
-    grpo_steps: int = 10
-    group: int = 8
-    resample: int = 2
-    eval_tasks: int = 40      # held-out tasks of tool combinations seen in training, on unseen world seeds
+    sft_tasks: int = 48       # one epoch: 12 steps of 4
+    sft_steps: int = 12
+    grpo_steps: int = 6
+    group: int = 6
+    resample: int = 1         # one more draw when a group's outcomes all agree
+    eval_tasks: int = 30      # held-out tasks of tool combinations seen in training, on unseen world seeds
     bfcl_tasks: int = 2
     max_new_tokens: int = RECIPE_MAX_NEW
 

@@ -247,7 +247,7 @@ def moving_average(xs: list, window: int = 5) -> list:
     return [sum(xs[max(0, i - window + 1):i + 1]) / len(xs[max(0, i - window + 1):i + 1]) for i in range(len(xs))]
 
 def plot_learning(runs: dict, out_png=None, window: int = 5, keys=("reward", "calls_per_episode")):
-    "Each run's (name -> metrics.jsonl) `keys` by step, raw and as a moving average; returns the figure."
+    "Each run's (name -> metrics.jsonl) `keys` by step, raw and as a moving average; returns the figure, closed, to `display`."
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(1, len(keys), figsize=(5 * len(keys), 3.5))
     for ax, k in zip(axes, keys):
@@ -259,6 +259,7 @@ def plot_learning(runs: dict, out_png=None, window: int = 5, keys=("reward", "ca
         ax.set_xlabel("GRPO step"); ax.set_title(k); ax.legend(fontsize=7)
     fig.tight_layout()
     if out_png: fig.savefig(out_png)
+    plt.close(fig)  # shown once, where the caller displays it
     return fig
 
 # %% ../nbs/10_grpo.ipynb #d22ca9a5

@@ -265,6 +265,17 @@ def test_learn_cpu_screens_only_state_changing_tasks_when_asked():
     assert [t.id for t in writes] == [t.id for t in grpo if learn_cpu.changes_state(t)][:6]
     assert learn_cpu.screen_candidates(grpo, {"screen": "all", "prescreen": 6}) == grpo[:6]
 
+def test_learn_cpu_stratified_screening_takes_each_kind_in_turn():
+    "SCREEN 'stratified' cycles through the kinds of task (gold calls, state change), each in pool order, so no kind crowds out the rest."
+    import learn_cpu
+    from prove_nb.grpo import recipe_tasks
+    grpo = recipe_tasks(300, 20, seed=3)["grpo"]
+    picked = learn_cpu.screen_candidates(grpo, {"screen": "stratified", "prescreen": 8})
+    kinds = list(dict.fromkeys(map(learn_cpu.stratum, grpo)))
+    assert len(kinds) >= 3 and [learn_cpu.stratum(t) for t in picked[:len(kinds)]] == kinds
+    for k in kinds: assert [t for t in picked if learn_cpu.stratum(t) == k] == [t for t in grpo if learn_cpu.stratum(t) == k][:sum(learn_cpu.stratum(t) == k for t in picked)]
+    assert learn_cpu.round_robin([1, 2, 3, 4, 5, 6], lambda x: x % 3 == 0) == [1, 3, 2, 6, 4, 5]
+
 def test_sweep_validation_is_disjoint_from_screening_and_training():
     "The sweep's validation tasks come from the GRPO pool but were neither pre-screened nor trained on, in pool order."
     import sweep_grpo
