@@ -229,7 +229,7 @@ def at_the_edge(tasks: list[Task], rates: dict) -> list[Task]:
 
 # %% ../nbs/10_grpo.ipynb #85ce69f6
 def paired_gain(before: list, after: list, n_boot: int = 10000, seed: int = 0) -> dict:
-    "Mean of `after - before` over paired per-task values, with a 95% bootstrap interval and the counts of better and worse."
+    "Mean of `after - before` over paired per-task values, a 95% bootstrap interval, and how many went up (`better`) and down (`worse`)."
     d = [float(b) - float(a) for a, b in zip(before, after, strict=True)]
     rng, mean = random.Random(seed), lambda xs: sum(xs) / len(xs)
     boots = sorted(mean(rng.choices(d, k=len(d))) for _ in range(n_boot))
