@@ -26,7 +26,7 @@ class Scale:
     group: int = 6
     resample: int = 1         # one more draw when a group's outcomes all agree
     eval_tasks: int = 30      # held-out tasks of tool combinations seen in training, on unseen world seeds
-    bfcl_tasks: int = 2
+    bfcl_tasks: int = 1       # a multi-turn BFCL entry takes the 135M model about 4 minutes
     max_new_tokens: int = RECIPE_MAX_NEW
 
 SCALES = {"small": Scale(), "tiny": Scale(tasks=200, audit_tasks=20, sft_tasks=8, sft_steps=2, grpo_steps=1, group=2, resample=0,
