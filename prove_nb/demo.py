@@ -20,7 +20,7 @@ class Scale:
     "Sizes of every stage of the demo."
     tasks: int = 600          # synthesized by the recipe: one turn, one or two calls, three tools of one server
     audit_tasks: int = 100
-    sft_tasks: int = 48       # one epoch: 12 steps of 4
+    sft_tasks: int = 48       # about one epoch at 12 steps of 4 (those over 1,536 tokens are left out)
     sft_steps: int = 12
     grpo_steps: int = 6
     group: int = 6
