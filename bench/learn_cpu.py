@@ -32,7 +32,8 @@ fact in the final reply. For SFT -> SFT+GRPO the paired per-task differences get
     python bench/learn_cpu.py             # the benchmark: at most 90 minutes on 2 cores
     python bench/learn_cpu.py --resume    # continue a stopped run from its recorded stages
     python bench/learn_cpu.py --sft-from CK --sft-skip 128   # SFT continues from a checkpoint that saw the first 128
-Writes runs/learn_cpu-{quick,full}/ and, for the full size, bench/results/learn_cpu.json.
+    python bench/learn_cpu.py --resume --grpo-seed 1 --recall-steps 0   # a replicate: new pre-screening and GRPO from the recorded SFT
+Writes runs/learn_cpu-{quick,full}/ and, for the full size, bench/results/learn_cpu.json (learn_cpu_grpo_seedN.json for a replicate).
 """
 import argparse, itertools, json, os, sys, time
 from collections import Counter
@@ -81,10 +82,11 @@ def round_robin(tasks: list, key) -> list:
     for t in tasks: groups.setdefault(key(t), []).append(t)
     return [t for row in itertools.zip_longest(*groups.values()) for t in row if t is not None]
 
-def screen_candidates(grpo: list, cfg: dict) -> list:
-    "The first PRESCREEN GRPO tasks to pre-screen: of all, of those that change the state, or (SCREEN 'stratified') one of each `stratum` in turn."
+def screen_candidates(grpo: list, cfg: dict, block: int = 0) -> list:
+    "The `block`-th PRESCREEN GRPO tasks to pre-screen: of all, of those that change the state, or (SCREEN 'stratified') one of each `stratum` in turn."
     pool = {"all": grpo, "state_changing": [t for t in grpo if changes_state(t)], "stratified": round_robin(grpo, stratum)}[cfg["screen"]]
-    return pool[:cfg["prescreen"]]
+    n = cfg["prescreen"]
+    return pool[block * n:(block + 1) * n]
 
 def view_metrics(per: dict) -> dict:
     "Summary of one model's per-task records on one view."
@@ -152,6 +154,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="toy sizes: a few minutes")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--grpo-seed", type=int, help="a replicate of pre-screening and GRPO from the same views and SFT: seeds their sampling and screens "
+                                                   "the GRPO_SEED-th block of candidates (default: --seed, block 0)")
     ap.add_argument("--sft-lr", type=float, default=1e-4)
     ap.add_argument("--grpo-lr", type=float, default=RECIPE_LR)
     ap.add_argument("--grpo-beta", type=float, default=RECIPE_BETA, help="KL coefficient (bench/sweep_grpo.py chose it; the sixth run used 0)")
@@ -175,13 +179,14 @@ def main(argv=None):
                                                                   steps=cfg["sft_steps"] - skip // cfg["sft_batch"], lr=a.sft_lr, batch_size=cfg["sft_batch"],
                                                                   max_length=1536, seed=a.seed, max_result_chars=LIMITS.max_result_chars)),
                                      "from": a.sft_from, "skipped": skip}, a.resume)
-    candidates = screen_candidates(views["grpo"], cfg)
-    screen = stage(out, "prescreen", lambda: prescreen(sft["checkpoint"], candidates, cfg["prescreen_k"], a.seed), a.resume) if cfg["prescreen"] else None
+    gseed = a.seed if a.grpo_seed is None else a.grpo_seed
+    candidates = screen_candidates(views["grpo"], cfg, block=0 if a.grpo_seed is None else a.grpo_seed)
+    screen = stage(out, "prescreen", lambda: prescreen(sft["checkpoint"], candidates, cfg["prescreen_k"], gseed), a.resume) if cfg["prescreen"] else None
     grpo_tasks = at_the_edge(candidates, screen["rates"]) if screen else views["grpo"]
     if not grpo_tasks: raise SystemExit(f"prescreen: none of {cfg['prescreen']} tasks has a pass rate strictly between 0 and 1: {screen['histogram']}; screen more (--prescreen)")
     print(f"GRPO tasks: {len(grpo_tasks)}" + (f" of {cfg['prescreen']} screened ({screen['histogram']})" if screen else ""), flush=True)
     grpo_kw = dict(model=sft["checkpoint"], group=cfg["group"], batch_size=cfg["group"], lr=a.grpo_lr, beta=a.grpo_beta, limits=LIMITS,
-                   max_new_tokens=MAX_NEW, max_completion=1024, seed=a.seed, resample=cfg["resample"],
+                   max_new_tokens=MAX_NEW, max_completion=1024, seed=gseed, resample=cfg["resample"],
                    resample_on=("outcome",), micro_batch=min(cfg["group"], RECIPE_MICRO_BATCH))
     grpo = stage(out, "grpo", lambda: {"checkpoint": str(train_grpo(grpo_tasks, str(out / "grpo"), steps=cfg["grpo_steps"],
                                                                     reward="prove+outcome", monitor=("recall",), **grpo_kw))}, a.resume)
@@ -190,16 +195,17 @@ def main(argv=None):
     order += [("base", view) for view in VIEWS]
     done = {k: stage(out, f"eval_{k[0]}_{k[1]}", lambda k=k: evaluate(k[0], models[k[0]], views[k[1]], k[1], out), a.resume) for k in order}
     rows = {m: {v: done[(m, v)] for v in VIEWS} for m in models}
-    recall = stage(out, "grpo_recall", lambda: {"checkpoint": str(train_grpo(grpo_tasks, str(out / "grpo_recall"), steps=cfg["recall_steps"],
+    recall = None if not cfg["recall_steps"] else stage(out, "grpo_recall", lambda: {"checkpoint": str(train_grpo(grpo_tasks, str(out / "grpo_recall"), steps=cfg["recall_steps"],
                                                                              reward="recall+outcome", monitor=("prove",), **grpo_kw))}, a.resume)
+    logs = {"prove+outcome": out / "grpo" / "metrics.jsonl", **({"recall+outcome": out / "grpo_recall" / "metrics.jsonl"} if recall else {})}
     per = {(m, v): json.loads((out / f"eval_{m}_{v}.json").read_text()) for m in ("sft", "sft+grpo") for v in VIEWS}
-    res = {"bench": "learn_cpu", "size": size, "config": cfg, "seed": a.seed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr, "grpo_beta": a.grpo_beta,
+    res = {"bench": "learn_cpu", "size": size, "config": cfg, "seed": a.seed, "grpo_seed": gseed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr, "grpo_beta": a.grpo_beta,
            "sizes": {k: len(v) for k, v in views.items()},
            "sft_from": sft.get("from"), "sft_skipped": sft.get("skipped", 0),
            "prescreen": {k: screen[k] for k in ("tasks", "k", "edge", "histogram")} if screen else None,
-           "seconds": {"sft": sft["stage_s"], **({"prescreen": screen["stage_s"]} if screen else {}), "grpo": grpo["stage_s"], "grpo_recall": recall["stage_s"],
+           "seconds": {"sft": sft["stage_s"], **({"prescreen": screen["stage_s"]} if screen else {}), "grpo": grpo["stage_s"], **({"grpo_recall": recall["stage_s"]} if recall else {}),
                        **{f"eval_{m}_{v}": r["stage_s"] for (m, v), r in done.items()}, "wall": round(time.perf_counter() - t_all, 1)},
-           "grpo_curve": {"prove+outcome": grpo_curve(out / "grpo" / "metrics.jsonl"), "recall+outcome": grpo_curve(out / "grpo_recall" / "metrics.jsonl")}}
+           "grpo_curve": {k: grpo_curve(f) for k, f in logs.items()}}
     for v in VIEWS:
         res[v] = {m: r[v] for m, r in rows.items()}
         res[v]["paired"] = {k: paired(per[("sft", v)], per[("sft+grpo", v)], key) for k, key in
@@ -207,12 +213,13 @@ def main(argv=None):
     s = res["seen_combinations"]["paired"]
     res["target_met"] = s["success"]["ci95"][0] > 0 and s["success"]["gain"] >= 0.08 and s["calls_per_task"]["gain"] <= 0
     (out / "results.json").write_text(json.dumps(res, indent=1))
-    arms = {"PROVE + outcome": out / "grpo" / "metrics.jsonl", "recall + outcome": out / "grpo_recall" / "metrics.jsonl"}
+    arms = {k.replace("prove", "PROVE").replace("+", " + "): f for k, f in logs.items()}
     plot_learning(arms, out / "arms.png", window=3, keys=("reward", "calls_per_episode", "prove/efficiency"))
     if size == "full":
         (ROOT / "bench" / "results").mkdir(exist_ok=True)
-        (ROOT / "bench" / "results" / "learn_cpu.json").write_text(json.dumps(res, indent=1))
-        plot_learning(arms, ROOT / "bench" / "results" / "learn_cpu_arms.png", window=3, keys=("reward", "calls_per_episode", "prove/efficiency"))
+        name = "learn_cpu" if a.grpo_seed is None else f"learn_cpu_grpo_seed{a.grpo_seed}"  # a replicate never overwrites the benchmark's file
+        (ROOT / "bench" / "results" / f"{name}.json").write_text(json.dumps(res, indent=1))
+        plot_learning(arms, ROOT / "bench" / "results" / f"{name}_arms.png", window=3, keys=("reward", "calls_per_episode", "prove/efficiency"))
     for v in VIEWS:
         print(f"\n### {v}\n\n" + table(rows, v) + "\n\nSFT -> SFT+GRPO, paired: " + json.dumps(res[v]["paired"]))
     print(json.dumps({k: res[k] for k in ("seconds", "target_met")}))

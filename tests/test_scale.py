@@ -264,6 +264,7 @@ def test_learn_cpu_screens_only_state_changing_tasks_when_asked():
     assert len(writes) == 6 and all(map(learn_cpu.changes_state, writes))
     assert [t.id for t in writes] == [t.id for t in grpo if learn_cpu.changes_state(t)][:6]
     assert learn_cpu.screen_candidates(grpo, {"screen": "all", "prescreen": 6}) == grpo[:6]
+    assert learn_cpu.screen_candidates(grpo, {"screen": "all", "prescreen": 6}, block=1) == grpo[6:12]  # a --grpo-seed replicate's candidates
 
 def test_learn_cpu_stratified_screening_takes_each_kind_in_turn():
     "SCREEN 'stratified' cycles through the kinds of task (gold calls, state change), each in pool order, so no kind crowds out the rest."
