@@ -22,10 +22,10 @@ class Scale:
     audit_tasks: int = 100
     sft_tasks: int = 48       # about one epoch at 12 steps of 4 (those over 1,536 tokens are left out)
     sft_steps: int = 12
-    grpo_steps: int = 6
+    grpo_steps: int = 5       # about 115 s a step of 6 rollouts
     group: int = 6
-    resample: int = 1         # one more draw when a group's outcomes all agree
-    eval_tasks: int = 30      # held-out tasks of tool combinations seen in training, on unseen world seeds
+    resample: int = 1         # one more draw when a group's rewards all agree (no advantage to learn from)
+    eval_tasks: int = 24      # held-out tasks of tool combinations seen in training, on unseen world seeds
     bfcl_tasks: int = 1       # a multi-turn BFCL entry takes the 135M model about 4 minutes
     max_new_tokens: int = RECIPE_MAX_NEW
 
