@@ -180,7 +180,7 @@ def main(argv=None):
                                                                   max_length=1536, seed=a.seed, max_result_chars=LIMITS.max_result_chars)),
                                      "from": a.sft_from, "skipped": skip}, a.resume)
     gseed = a.seed if a.grpo_seed is None else a.grpo_seed
-    candidates = screen_candidates(views["grpo"], cfg, block=0 if a.grpo_seed is None else a.grpo_seed)
+    candidates = screen_candidates(views["grpo"], cfg, block=a.grpo_seed or 0)
     screen = stage(out, "prescreen", lambda: prescreen(sft["checkpoint"], candidates, cfg["prescreen_k"], gseed), a.resume) if cfg["prescreen"] else None
     grpo_tasks = at_the_edge(candidates, screen["rates"]) if screen else views["grpo"]
     if not grpo_tasks: raise SystemExit(f"prescreen: none of {cfg['prescreen']} tasks has a pass rate strictly between 0 and 1: {screen['histogram']}; screen more (--prescreen)")

@@ -7,6 +7,8 @@ from __future__ import annotations
 import copy, json, random, re, warnings
 from contextlib import nullcontext
 from pathlib import Path
+# rollout_func is TRL's experimental hook and every GRPO path here plays live episodes through it (CPU, Unsloth, multi-GPU)
+warnings.filterwarnings("ignore", message="You are using 'rollout_func'")
 
 from .rewards import align_completion, get_reward
 from .rollout import HFPolicy, Limits, bf16_training, chat_view, load_model, rollout_batch
@@ -177,11 +179,9 @@ def train_grpo(tasks: list[Task], out_dir: str, model: str = "smollm2-135m", ste
                       reward_weights=[1.0] * len(names) + [0.0] * len(monitor))
     rollout_func = make_rollout_func(tasks, tok, limits, max_new_tokens, temperature, names, resample, seed, policy_for=policy_for, gen_dtype=gen_dtype,
                                      monitor=monitor, resample_on=resample_on)
-    with warnings.catch_warnings():  # rollout_func is TRL's experimental hook, and this library's way of playing live episodes
-        warnings.filterwarnings("ignore", message="You are using 'rollout_func'")
-        trainer = GRPOTrainer(model=m, reward_funcs=[episode_reward(n) for n in (*names, *monitor)], args=args, train_dataset=grpo_dataset(tasks),
-                              processing_class=tok, rollout_func=rollout_func, peft_config=lora_config(lora_rank) if lora_rank else None,
-                              callbacks=[JsonlLogger(out / "metrics.jsonl")])
+    trainer = GRPOTrainer(model=m, reward_funcs=[episode_reward(n) for n in (*names, *monitor)], args=args, train_dataset=grpo_dataset(tasks),
+                          processing_class=tok, rollout_func=rollout_func, peft_config=lora_config(lora_rank) if lora_rank else None,
+                          callbacks=[JsonlLogger(out / "metrics.jsonl")])
     trainer.train(resume_from_checkpoint=resume or None)
     ck = out / "checkpoint"
     (trainer.model.merge_and_unload() if lora_rank else trainer.model).save_pretrained(str(ck)); tok.save_pretrained(str(ck))
