@@ -159,6 +159,7 @@ def main(argv=None):
     ap.add_argument("--sft-lr", type=float, default=1e-4)
     ap.add_argument("--grpo-lr", type=float, default=RECIPE_LR)
     ap.add_argument("--grpo-beta", type=float, default=RECIPE_BETA, help="KL coefficient (bench/sweep_grpo.py chose it; the sixth run used 0)")
+    ap.add_argument("--reward", default="prove+outcome", help="GRPO's trained reward (the tenth run tried 'outcome' alone); PROVE and recall are logged beside it")
     ap.add_argument("--out", help="output folder (default runs/learn_cpu-quick or runs/learn_cpu-full)")
     ap.add_argument("--resume", action="store_true", help="reuse the stages already recorded in the output folder")
     ap.add_argument("--sft-from", help="continue SFT from this checkpoint, which already trained on the first --sft-skip SFT conversations")
@@ -188,8 +189,9 @@ def main(argv=None):
     grpo_kw = dict(model=sft["checkpoint"], group=cfg["group"], batch_size=cfg["group"], lr=a.grpo_lr, beta=a.grpo_beta, limits=LIMITS,
                    max_new_tokens=MAX_NEW, max_completion=1024, seed=gseed, resample=cfg["resample"],
                    resample_on=("outcome",), micro_batch=min(cfg["group"], RECIPE_MICRO_BATCH))
+    monitor = tuple(n for n in ("prove", "recall") if n not in a.reward.split("+"))
     grpo = stage(out, "grpo", lambda: {"checkpoint": str(train_grpo(grpo_tasks, str(out / "grpo"), steps=cfg["grpo_steps"],
-                                                                    reward="prove+outcome", monitor=("recall",), **grpo_kw))}, a.resume)
+                                                                    reward=a.reward, monitor=monitor, **grpo_kw))}, a.resume)
     models, order = {"base": "smollm2-135m", "sft": sft["checkpoint"], "sft+grpo": grpo["checkpoint"]}, []
     for view in VIEWS: order += [("sft", view), ("sft+grpo", view)]  # the paired comparison first, view by view
     order += [("base", view) for view in VIEWS]
@@ -197,9 +199,9 @@ def main(argv=None):
     rows = {m: {v: done[(m, v)] for v in VIEWS} for m in models}
     recall = None if not cfg["recall_steps"] else stage(out, "grpo_recall", lambda: {"checkpoint": str(train_grpo(grpo_tasks, str(out / "grpo_recall"), steps=cfg["recall_steps"],
                                                                              reward="recall+outcome", monitor=("prove",), **grpo_kw))}, a.resume)
-    logs = {"prove+outcome": out / "grpo" / "metrics.jsonl", **({"recall+outcome": out / "grpo_recall" / "metrics.jsonl"} if recall else {})}
+    logs = {a.reward: out / "grpo" / "metrics.jsonl", **({"recall+outcome": out / "grpo_recall" / "metrics.jsonl"} if recall else {})}
     per = {(m, v): json.loads((out / f"eval_{m}_{v}.json").read_text()) for m in ("sft", "sft+grpo") for v in VIEWS}
-    res = {"bench": "learn_cpu", "size": size, "config": cfg, "seed": a.seed, "grpo_seed": gseed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr, "grpo_beta": a.grpo_beta,
+    res = {"bench": "learn_cpu", "size": size, "config": cfg, "seed": a.seed, "grpo_seed": gseed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr, "grpo_beta": a.grpo_beta, "reward": a.reward,
            "sizes": {k: len(v) for k, v in views.items()},
            "sft_from": sft.get("from"), "sft_skipped": sft.get("skipped", 0),
            "prescreen": {k: screen[k] for k in ("tasks", "k", "edge", "histogram")} if screen else None,
