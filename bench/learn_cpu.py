@@ -14,7 +14,7 @@ The recipe (the levers weighed in bench/RESULTS.md):
 - GRPO from the SFT checkpoint with groups of GROUP rollouts of one task a step, reward PROVE + outcome (PROVE's
   process reward plus 1 for gold final state and every answer fact). With --prescreen 0, dynamic sampling judged on the
   outcome instead: a group whose rollouts all succeed or all fail is replaced by a fresh task's group (up to RESAMPLE
-  rounds) during training.
+  rounds) during training. `--reward outcome` trains on the outcome alone (the tenth run), PROVE and recall only logged.
 - GRPO's learning rate and KL coefficient are the recipe's (`RECIPE_LR`, `RECIPE_BETA`), chosen by bench/sweep_grpo.py's sweep;
   bench/results/learn_cpu.json holds the eighth run, the first with them; the sixth ran before the sweep with beta 0
   (bench/results/learn_cpu_v6.json, `--grpo-beta 0` reproduces it).
