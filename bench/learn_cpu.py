@@ -33,7 +33,8 @@ fact in the final reply. For SFT -> SFT+GRPO the paired per-task differences get
     python bench/learn_cpu.py --resume    # continue a stopped run from its recorded stages
     python bench/learn_cpu.py --sft-from CK --sft-skip 128   # SFT continues from a checkpoint that saw the first 128
     python bench/learn_cpu.py --resume --grpo-seed 1 --recall-steps 0   # a replicate: new pre-screening and GRPO from the recorded SFT
-Writes runs/learn_cpu-{quick,full}/ and, for the full size, bench/results/learn_cpu.json (learn_cpu_grpo_seedN.json for a replicate).
+Writes runs/learn_cpu-{quick,full}/ and, for the full size, bench/results/learn_cpu.json (learn_cpu_grpo_seedN.json for a replicate,
+a _REWARD suffix for another --reward).
 """
 import argparse, itertools, json, os, sys, time
 from collections import Counter
@@ -220,6 +221,7 @@ def main(argv=None):
     if size == "full":
         (ROOT / "bench" / "results").mkdir(exist_ok=True)
         name = "learn_cpu" if a.grpo_seed is None else f"learn_cpu_grpo_seed{a.grpo_seed}"  # a replicate never overwrites the benchmark's file
+        if a.reward != "prove+outcome": name += "_" + a.reward.replace("+", "_")  # nor does another reward's run
         (ROOT / "bench" / "results" / f"{name}.json").write_text(json.dumps(res, indent=1))
         plot_learning(arms, ROOT / "bench" / "results" / f"{name}_arms.png", window=3, keys=("reward", "calls_per_episode", "prove/efficiency"))
     for v in VIEWS:
