@@ -221,7 +221,7 @@ def main(argv=None):
     if size == "full":
         (ROOT / "bench" / "results").mkdir(exist_ok=True)
         name = "learn_cpu" if a.grpo_seed is None else f"learn_cpu_grpo_seed{a.grpo_seed}"  # a replicate never overwrites the benchmark's file
-        if a.reward != "prove+outcome": name += "_" + a.reward.replace("+", "_")  # nor does another reward's run
+        if a.reward != ap.get_default("reward"): name += "_" + a.reward.replace("+", "_")  # nor does another reward's run
         (ROOT / "bench" / "results" / f"{name}.json").write_text(json.dumps(res, indent=1))
         plot_learning(arms, ROOT / "bench" / "results" / f"{name}_arms.png", window=3, keys=("reward", "calls_per_episode", "prove/efficiency"))
     for v in VIEWS:
