@@ -19,9 +19,10 @@ from .task import Task
 # %% auto #0
 __all__ = ['LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'RECIPE_MAX_NEW', 'RECIPE_MICRO_BATCH',
            'RECIPE_LR', 'RECIPE_BETA', 'grpo_dataset', 'episode_tokens', 'sampling_policy', 'score_episodes',
-           'informative', 'make_rollout_func', 'episode_reward', 'lora_config', 'JsonlLogger', 'plot_metrics',
-           'reward_names', 'train_grpo', 'tool_combination', 'world_index', 'recipe_tasks', 'pass_rates', 'at_the_edge',
-           'paired_gain', 'graded_gains', 'moving_average', 'plot_learning', 'recipe_run', 'before_after']
+           'informative', 'calls_gap', 'make_rollout_func', 'episode_reward', 'lora_config', 'JsonlLogger',
+           'plot_metrics', 'reward_names', 'train_grpo', 'tool_combination', 'world_index', 'recipe_tasks',
+           'pass_rates', 'at_the_edge', 'paired_gain', 'graded_gains', 'moving_average', 'plot_learning', 'recipe_run',
+           'before_after']
 
 # %% ../nbs/10_grpo.ipynb #858b8a1a
 def grpo_dataset(tasks: list[Task]):
@@ -61,6 +62,14 @@ def informative(scores: list[dict], trained) -> bool:
     "Whether a group's sums of the `trained` rewards differ (else its advantages are all zero)."
     return len({round(sum(s[n].total for n in trained), 9) for s in scores}) > 1
 
+def calls_gap(scores: list[dict], n_calls: list, trained) -> float | None:
+    "Mean calls of a group's rollouts above its mean `trained` reward minus those below it (< 0: GRPO pays stopping sooner); None when all score alike."
+    totals = [sum(s[n].total for n in trained) for s in scores]
+    m = sum(totals) / len(totals)
+    above, below = [c for c, t in zip(n_calls, totals) if t > m + 1e-9], [c for c, t in zip(n_calls, totals) if t < m - 1e-9]
+    return sum(above) / len(above) - sum(below) / len(below) if above and below else None
+
+
 # %% ../nbs/10_grpo.ipynb #58e69688
 def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128,
                       temperature: float = 1.0, rewards=("prove",), resample: int = 0, seed: int = 0, policy_for=None, worlds=None,
@@ -90,6 +99,8 @@ def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=
                     g = dead.pop(0)
                     batch[g:g + G], trajs[g:g + G], scores[g:g + G] = [t] * G, new_trajs[j * G:(j + 1) * G], new_scores[j * G:(j + 1) * G]
         stats["zero_variance_after"] = len(dead)
+        gaps = [x for g in groups if (x := calls_gap(scores[g:g + G], [tr.n_calls for tr in trajs[g:g + G]], rewards)) is not None]
+        stats["calls_gap"] = sum(gaps) / len(gaps) if gaps else None
         out = {"prompt_ids": [], "completion_ids": [], "env_mask": [], "logprobs": None, "scores": scores,
                "n_calls": [tr.n_calls for tr in trajs], "group_stats": [stats] * len(batch)}
         for tr, t in zip(trajs, batch):
@@ -111,6 +122,7 @@ def episode_reward(name: str = "prove"):
                 log_metric("groups/zero_variance", st["zero_variance"] / max(1, st["groups"]))  # of the groups first drawn
                 log_metric("groups/zero_variance_after", st["zero_variance_after"] / max(1, st["groups"]))  # of those trained on
                 log_metric("groups/resampled", st["resampled"])
+                if st.get("calls_gap") is not None: log_metric("groups/calls_gap", st["calls_gap"])
         return [r.total for r in results]
     reward_fn.__name__ = f"{name}_reward"
     return reward_fn
