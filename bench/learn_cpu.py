@@ -16,8 +16,8 @@ The recipe (the levers weighed in bench/RESULTS.md):
   outcome instead: a group whose rollouts all succeed or all fail is replaced by a fresh task's group (up to RESAMPLE
   rounds) during training. `--reward outcome` trains on the outcome alone (the tenth run), PROVE and recall only logged.
 - GRPO's learning rate and KL coefficient are the recipe's (`RECIPE_LR`, `RECIPE_BETA`), chosen by bench/sweep_grpo.py's sweep;
-  bench/results/learn_cpu.json holds the eighth run, the first with them; the sixth ran before the sweep with beta 0
-  (bench/results/learn_cpu_v6.json, `--grpo-beta 0` reproduces it).
+  bench/results/learn_cpu.json holds the latest full run of this command (the fourteenth); learn_cpu_v8.json the eighth, the
+  first with them and the one run that met the target; the sixth ran before the sweep with beta 0 (learn_cpu_v6.json).
 - A second GRPO arm from the same checkpoint and seeds with recall + outcome instead (PROVE's thesis: recall pays for
   verbosity, PROVE's budget term stops it); it is logged, not evaluated.
 
