@@ -1,0 +1,81 @@
+"""Did GRPO improve the policy it trains? A learn_cpu run's SFT and SFT+GRPO checkpoints played at temperature 1, as GRPO samples.
+
+learn_cpu judges the greedy policy. GRPO trains the sampled one: it draws groups at temperature 1 on the pre-screened
+edge tasks and pays the better rollouts. This plays both checkpoints of a recorded run (its `stage_sft.json`,
+`stage_grpo.json` and `stage_prescreen.json`) at temperature 1 on three sets, same seed for both, and reports the
+paired SFT -> SFT+GRPO differences of per-task means with 95% bootstrap intervals:
+  trained    the edge tasks GRPO trained on (pass rate strictly between 0 and 1 in pre-screening)
+  screened   the other pre-screened candidates (same pool, not trained on)
+  seen       the run's held-out seen view (as learn_cpu's greedy evaluation, but sampled)
+and, beside them, the run's greedy seen-view numbers.
+
+    python bench/sampled_policy.py --run runs/learn_cpu-full             # 24 candidates x 8, 150 seen tasks x 1, both models
+    python bench/sampled_policy.py --run runs/learn_cpu-quick --k 2 --seen 6
+Writes RUN/sampled/results.json; with --name, also bench/results/NAME.json.
+"""
+import argparse, json, sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from learn_cpu import EVAL_BATCH, LIMITS, MAX_NEW, ROOT, make_views, mean, stage
+from prove_nb.evaluate import run_trials
+from prove_nb.grpo import at_the_edge, paired_gain
+from prove_nb.rollout import HFPolicy, load_model
+
+MODELS = ("sft", "sft+grpo")
+
+def play(checkpoint: str, name: str, tasks: list, k: int, seed: int) -> dict:
+    "Per-task means over `k` attempts at temperature 1: success, PROVE, calls and the share of episodes ending at the step limit."
+    model, tok = load_model(checkpoint, dtype="bfloat16")
+    model.eval()
+    rows = run_trials(tasks, HFPolicy(model, tok, MAX_NEW, 1.0, name=name), k, LIMITS, rewards=("prove",), batch_size=EVAL_BATCH, seed=seed)
+    per = {t.id: [r for r in rows if r["task"] == t.id] for t in tasks}
+    return {"k": k, "per_task": {i: {"success": mean(r["success"] for r in rs), "prove": mean(r["rewards"]["prove"] for r in rs),
+                                     "calls": mean(r["calls"] for r in rs), "at_limit": mean(r["stop"] == "step_limit" for r in rs)} for i, rs in per.items()}}
+
+def compare(before: dict, after: dict, ids: list) -> dict:
+    "Means of both models over `ids` and the paired differences of their per-task means."
+    keys = ("success", "prove", "calls", "at_limit")
+    return {"n": len(ids), **{m: {k: round(mean(rec[i][k] for i in ids), 4) for k in keys} for m, rec in (("sft", before), ("sft+grpo", after))},
+            "paired": {k: paired_gain([before[i][k] for i in ids], [after[i][k] for i in ids]) for k in keys}}
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--run", required=True, help="a learn_cpu output folder with results.json, stage_sft, stage_grpo and stage_prescreen")
+    ap.add_argument("--k", type=int, default=8, help="attempts per pre-screened candidate")
+    ap.add_argument("--k-seen", type=int, default=1, help="attempts per seen-view task")
+    ap.add_argument("--seen", type=int, help="seen-view tasks (default: all the run evaluated)")
+    ap.add_argument("--seed", type=int, default=1, help="sampling seed (pre-screening used the run's seed)")
+    ap.add_argument("--name", help="also write bench/results/NAME.json")
+    a = ap.parse_args(argv)
+    run = Path(a.run)
+    res = json.loads((run / "results.json").read_text())
+    views = make_views(res["config"], res["seed"])
+    rates = json.loads((run / "stage_prescreen.json").read_text())["rates"]
+    candidates = [t for t in views["grpo"] if t.id in rates]
+    trained = {t.id for t in at_the_edge(candidates, rates)}
+    seen = views["seen_combinations"][:a.seen]
+    ck = {"sft": json.loads((run / "stage_sft.json").read_text())["checkpoint"], "sft+grpo": json.loads((run / "stage_grpo.json").read_text())["checkpoint"]}
+    out = run / "sampled"; out.mkdir(exist_ok=True)
+    cand = {m: stage(out, f"candidates_{m}", lambda m=m: play(ck[m], m, candidates, a.k, a.seed), True) for m in MODELS}
+    view = {m: stage(out, f"seen_{m}", lambda m=m: play(ck[m], m, seen, a.k_seen, a.seed), True) for m in MODELS}
+    b, c = cand["sft"]["per_task"], cand["sft+grpo"]["per_task"]
+    greedy = {m: json.loads((run / f"eval_{m}_seen_combinations.json").read_text()) for m in MODELS}
+    ids = [t.id for t in seen]
+    summary = {"run": str(run), "seed": a.seed, "k": a.k, "k_seen": a.k_seen, "temperature": 1.0,
+               "trained": compare(b, c, sorted(trained)), "screened": compare(b, c, sorted(set(rates) - trained)),
+               "seen": compare(view["sft"]["per_task"], view["sft+grpo"]["per_task"], ids),
+               "seen_greedy": {"paired": {"success": paired_gain([greedy["sft"][i]["success"] for i in ids], [greedy["sft+grpo"][i]["success"] for i in ids]),
+                                          "calls": paired_gain([greedy["sft"][i]["calls"] for i in ids], [greedy["sft+grpo"][i]["calls"] for i in ids])}},
+               "seconds": {f"{s}_{m}": r["stage_s"] for s, d in (("candidates", cand), ("seen", view)) for m, r in d.items()}}
+    (out / "results.json").write_text(json.dumps(summary, indent=1))
+    if a.name: (ROOT / "bench" / "results" / f"{a.name}.json").write_text(json.dumps(summary, indent=1))
+    print("| set | tasks x k | SFT success | SFT+GRPO success | paired success | paired calls | at the step limit |\n|---|---|---|---|---|---|---|")
+    for s, k in (("trained", a.k), ("screened", a.k), ("seen", a.k_seen)):
+        r, p = summary[s], summary[s]["paired"]
+        print(f"| {s} | {r['n']} x {k} | {r['sft']['success']:.3f} | {r['sft+grpo']['success']:.3f} | {p['success']['gain']:+.3f} {p['success']['ci95']} | "
+              f"{p['calls']['gain']:+.2f} {p['calls']['ci95']} | {r['sft']['at_limit']:.2f} -> {r['sft+grpo']['at_limit']:.2f} |")
+    print(json.dumps(summary["seconds"]))
+
+if __name__ == "__main__":
+    main()
