@@ -58,7 +58,7 @@ def test_multi_gpu_grpo_config():
     with pytest.raises(ValueError, match="whole groups"): multi_gpu_args("runs/x", group=16, per_device=4, grad_acc=3)
 
 # ----------------------------------------------------------------------------------------------------- scripts
-@pytest.mark.parametrize("script", ["scripts/train_grpo_multi.py", "bench/gpu_check.py", "bench/learn_cpu.py", "bench/sweep_grpo.py"])
+@pytest.mark.parametrize("script", ["scripts/train_grpo_multi.py", "bench/gpu_check.py", "bench/learn_cpu.py", "bench/sweep_grpo.py", "bench/sampled_policy.py"])
 def test_python_scripts_compile(script): py_compile.compile(str(ROOT / script), doraise=True)
 
 @pytest.mark.parametrize("script", ["scripts/launch_multi_gpu.sh", "bench/gpu_check.sh"])
@@ -254,6 +254,17 @@ def test_learn_cpu_paired_interval():
     b = {f"t{i}": {"success": 1} for i in range(40)}
     g = learn_cpu.paired(a, b, "success")
     assert g["gain"] == 0.5 and g["better"] == 20 and g["worse"] == 0 and 0.3 < g["ci95"][0] < 0.5 < g["ci95"][1] <= 0.7
+
+def test_sampled_policy_pairs_per_task_means():
+    "bench/sampled_policy.py compares two models' per-task means over the same ids: both means and the paired differences."
+    import sampled_policy
+    rec = lambda s, c: {"success": s, "prove": s / 2, "calls": c, "at_limit": float(c >= 3)}
+    before = {"a": rec(0.25, 3), "b": rec(0.0, 2), "c": rec(1.0, 1)}
+    after = {"a": rec(0.75, 2), "b": rec(0.0, 3), "c": rec(1.0, 1), "unused": rec(0.0, 3)}
+    got = sampled_policy.compare(before, after, ["a", "b", "c"])
+    assert got["n"] == 3 and got["sft"]["success"] == round(1.25 / 3, 4) and got["sft+grpo"]["success"] == round(1.75 / 3, 4)
+    assert (got["paired"]["success"]["better"], got["paired"]["success"]["worse"]) == (1, 0) and got["paired"]["calls"]["gain"] == 0
+    assert got["sft"]["at_limit"] == got["sft+grpo"]["at_limit"] == round(1 / 3, 4)
 
 def test_learn_cpu_screens_only_state_changing_tasks_when_asked():
     "SCREEN 'state_changing' keeps the first PRESCREEN tasks whose gold state differs from the seed state, in order; 'all' keeps the first PRESCREEN."
