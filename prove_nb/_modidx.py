@@ -260,6 +260,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'prove_nb.grpo.reward_names': ('grpo.html#reward_names', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.sampling_policy': ('grpo.html#sampling_policy', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.score_episodes': ('grpo.html#score_episodes', 'prove_nb/grpo.py'),
+                               'prove_nb.grpo.tagged_prompt': ('grpo.html#tagged_prompt', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.tool_combination': ('grpo.html#tool_combination', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.train_grpo': ('grpo.html#train_grpo', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.world_index': ('grpo.html#world_index', 'prove_nb/grpo.py')},

@@ -18,17 +18,22 @@ from .task import Task
 
 # %% auto #0
 __all__ = ['LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'RECIPE_MAX_NEW', 'RECIPE_MICRO_BATCH',
-           'RECIPE_LR', 'RECIPE_BETA', 'grpo_dataset', 'episode_tokens', 'sampling_policy', 'score_episodes',
-           'informative', 'calls_gap', 'make_rollout_func', 'episode_reward', 'lora_config', 'JsonlLogger',
-           'plot_metrics', 'reward_names', 'train_grpo', 'tool_combination', 'world_index', 'recipe_tasks',
-           'pass_rates', 'at_the_edge', 'paired_gain', 'graded_gains', 'moving_average', 'plot_learning', 'recipe_run',
-           'before_after']
+           'RECIPE_LR', 'RECIPE_BETA', 'tagged_prompt', 'grpo_dataset', 'episode_tokens', 'sampling_policy',
+           'score_episodes', 'informative', 'calls_gap', 'make_rollout_func', 'episode_reward', 'lora_config',
+           'JsonlLogger', 'plot_metrics', 'reward_names', 'train_grpo', 'tool_combination', 'world_index',
+           'recipe_tasks', 'pass_rates', 'at_the_edge', 'paired_gain', 'graded_gains', 'moving_average',
+           'plot_learning', 'recipe_run', 'before_after']
 
 # %% ../nbs/10_grpo.ipynb #858b8a1a
+def tagged_prompt(t: Task) -> list[dict]:
+    "A task's opening messages, the first carrying the task's `task_id` (how the rollout function finds the task)."
+    return [{**m, "task_id": t.id if i == 0 else None} for i, m in enumerate(t.prompt)]
+
 def grpo_dataset(tasks: list[Task]):
     "A HF `Dataset` of task openings whose first message carries the task's `task_id`."
     from datasets import Dataset
-    return Dataset.from_list([{"prompt": [{**m, "task_id": t.id if i == 0 else None} for i, m in enumerate(t.prompt)]} for t in tasks])
+    return Dataset.from_list([{"prompt": tagged_prompt(t)} for t in tasks])
+
 
 # %% ../nbs/10_grpo.ipynb #ed050569
 _ASSISTANT = re.compile(r"<\|im_start\|>assistant\n(.*?<\|im_end\|>)", re.S)

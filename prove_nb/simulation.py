@@ -479,10 +479,11 @@ class Curriculum:
 def curriculum_dataset(cur: Curriculum):
     "A streaming HF `IterableDataset` of `{prompt, task}` rows drawn from `cur` as training consumes them."
     from datasets import IterableDataset
+    from prove_nb.grpo import tagged_prompt
     def rows():
         while True:
             t = cur.sample()[0]
-            yield {"prompt": t.prompt, "task": json.dumps(t.to_dict())}
+            yield {"prompt": tagged_prompt(t), "task": json.dumps(t.to_dict())}
     return IterableDataset.from_generator(rows)
 
 def curriculum_reward(cur: Curriculum, reward_fn, threshold: float = 1.0):

@@ -5,7 +5,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 
 from prove_nb.core import ToolCall, assistant_msg, user_msg
-from prove_nb.rollout import ScriptedPolicy, gold_policy, noop_policy, rollout_batch
+from prove_nb.rollout import Limits, ScriptedPolicy, gold_policy, noop_policy, rollout_batch
 from prove_nb.server import World, load_server
 from prove_nb.simulation import (Curriculum, Goal, Judge, OpenAIBackend, RuleBackend, SimRequest, SyntheticLearner, ToolSimulator,
                                  UserSimulator, asking_policy, build_pool, curriculum_reward, fidelity, judge_agreement,
@@ -142,11 +142,29 @@ def test_curriculum_as_grpo_data_source(pool):
     it = iter(curriculum_dataset(cur))
     row = next(it)
     assert json.loads(row["task"])["turns"][0]["user"] == row["prompt"][-1]["content"]
+    assert row["prompt"][0]["task_id"] == json.loads(row["task"])["id"]  # what make_rollout_func finds the task by
     fn = curriculum_reward(cur, lambda prompts, completions, task=None, **kw: [1.0] * len(task), threshold=0.5)
     task = pool["banking"][0][0]
     fn([row["prompt"]] * 2, ["a", "b"], task=[json.dumps(task.to_dict())] * 2)
     assert cur.level["banking"] == 1 and cur.step == 1
     assert json.loads(next(it)["task"])["id"] in cur.where
+
+def test_curriculum_rows_feed_the_rollout_function(pool):
+    "Curriculum rows go through make_rollout_func as GRPO hands them over: each finds its task, is played live and scored."
+    from types import SimpleNamespace
+    from transformers import AutoTokenizer
+    from prove_nb.grpo import make_rollout_func
+    from prove_nb.rollout import gold_policy, prepare_tokenizer, smollm2_path
+    from prove_nb.simulation import curriculum_dataset
+    cur = Curriculum(pool, window=2)
+    rows = [r for r, _ in zip(iter(curriculum_dataset(cur)), range(2)) for _ in range(2)]  # two tasks, groups of two
+    tok = prepare_tokenizer(AutoTokenizer.from_pretrained(smollm2_path()))
+    fn = make_rollout_func(cur.tasks(), tok, Limits(max_steps=4, max_turns=1), policy_for=lambda tr: gold_policy())
+    out = fn([r["prompt"] for r in rows], SimpleNamespace(num_generations=2, args=SimpleNamespace(max_completion_length=1024)))
+    by_id = {t.id: t for t in cur.tasks()}
+    played = [by_id[json.loads(r["task"])["id"]] for r in rows]
+    assert out["n_calls"] == [sum(map(len, t.turns[0].gold or [])) for t in played] and len(out["completion_ids"]) == 4
+    assert all(s["prove"].total > 0 for s in out["scores"])
 
 def test_openai_backend_talks_to_an_endpoint():
     seen = {}
