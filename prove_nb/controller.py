@@ -6,7 +6,7 @@
 from __future__ import annotations
 import json, re, time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -85,6 +85,7 @@ class Obs:
     turns: list
     system: str
     calls: list
+    proposed: tuple = ()  # the calls the policy proposes at this step
 
     @property
     def turn_calls(self) -> list: return [d for d in self.calls if d.turn == self.turn]
@@ -208,8 +209,13 @@ def progress(obs: Obs, extra=()) -> Progress:
     for name, n in asked.items(): units[f"tool {name}"] = (n, sum(d.call.name == name for d in held))
     if not asked:
         last = max((i for i, d in enumerate(calls) if d.kind == "write"), default=-1)
-        if set(re.findall(r"[a-z]+", obs.request.lower())) & write_verbs(obs.tools): units["write"] = (1, int(any(d.kind == "write" for d in held)))
-        if _ASKS.search(obs.request): units["read after write"] = (1, int(any(d.kind == "read" for d in calls[last + 1:])))
+        asks = bool(_ASKS.search(obs.request))  # a question: the reads that answer it are needed too
+        says_write = bool(set(re.findall(r"[a-z]+", obs.request.lower())) & write_verbs(obs.tools))
+        if says_write: units["write"] = (1, int(any(d.kind == "write" for d in held)))
+        if asks: units["read after write"] = (1, int(any(d.kind == "read" for d in calls[last + 1:])))
+        made, moves = {d.call.key() for d in obs.request_calls if d.ok}, {x.key() for x in extra}
+        fresh = {x.key() for x in obs.proposed if asks or tool_kind(x.name) == "write"} - made  # calls the words did not reveal
+        if fresh: units["proposed"] = (len(fresh), len(fresh & moves))
     units["any call"] = (1, int(bool(calls)))
     return Progress(units)
 
@@ -469,6 +475,7 @@ class Utility(Controller):
             obs = observe(conv, tl)
             pend = pending_uncertainty(obs, self.episode(conv, task).chosen)
             cands = candidates(obs, reps)
+            obs = replace(obs, proposed=tuple(x for c in cands if c.action in ("retrieve", "tool_call") for x in c.calls))
             for c in cands: c.terms = score(c, obs, pend, self.costs, self.weights)
             out.append(self.emit(conv, tl, task, best(cands), reps, cands, round(progress(obs).value, 4)))
         return out
