@@ -34,7 +34,6 @@ def grpo_dataset(tasks: list[Task]):
     from datasets import Dataset
     return Dataset.from_list([{"prompt": tagged_prompt(t)} for t in tasks])
 
-
 # %% ../nbs/10_grpo.ipynb #ed050569
 _ASSISTANT = re.compile(r"<\|im_start\|>assistant\n(.*?<\|im_end\|>)", re.S)
 
