@@ -127,12 +127,13 @@ def prescreen(checkpoint: str, tasks: list, k: int, seed: int) -> dict:
     return {"tasks": len(tasks), "k": k, "rates": rates, "edge": sum(0 < r < 1 for r in rates.values()), "histogram": hist}
 
 def grpo_curve(metrics: Path) -> dict:
-    "Per-step reward, calls per episode, PROVE efficiency, zero-variance share and calls gap, and the mean step time."
+    "Per-step reward, calls per episode, PROVE efficiency, zero-variance share, calls gap and push, and the mean step time."
     rows = [r for l in metrics.read_text().splitlines() if l.strip() and "reward" in (r := json.loads(l))]
     pick = lambda k: [round(r[k], 4) for r in rows if k in r]
     return {"reward": pick("reward"), "calls_per_episode": pick("calls_per_episode"), "prove_efficiency": pick("prove/efficiency"),
             "outcome": pick("outcome/state"), "zero_variance": pick("groups/zero_variance"),
-            "zero_variance_after": pick("groups/zero_variance_after"), "calls_gap": pick("groups/calls_gap"), "step_s": round(mean(pick("step_time")), 1)}
+            "zero_variance_after": pick("groups/zero_variance_after"), "calls_gap": pick("groups/calls_gap"),
+            "calls_push": pick("groups/calls_push"), "step_s": round(mean(pick("step_time")), 1)}
 
 def stage(out: Path, name: str, run, resume: bool) -> dict:
     "Run a stage and keep its record in out/stage_NAME.json; with `resume`, a recorded stage is read back instead."

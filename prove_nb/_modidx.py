@@ -243,6 +243,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'prove_nb.grpo.at_the_edge': ('grpo.html#at_the_edge', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.before_after': ('grpo.html#before_after', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.calls_gap': ('grpo.html#calls_gap', 'prove_nb/grpo.py'),
+                               'prove_nb.grpo.calls_push': ('grpo.html#calls_push', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.episode_reward': ('grpo.html#episode_reward', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.episode_tokens': ('grpo.html#episode_tokens', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.graded_gains': ('grpo.html#graded_gains', 'prove_nb/grpo.py'),

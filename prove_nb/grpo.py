@@ -19,9 +19,9 @@ from .task import Task
 # %% auto #0
 __all__ = ['LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'RECIPE_MAX_NEW', 'RECIPE_MICRO_BATCH',
            'RECIPE_LR', 'RECIPE_BETA', 'tagged_prompt', 'grpo_dataset', 'episode_tokens', 'sampling_policy',
-           'score_episodes', 'informative', 'calls_gap', 'make_rollout_func', 'episode_reward', 'lora_config',
-           'JsonlLogger', 'plot_metrics', 'reward_names', 'train_grpo', 'tool_combination', 'world_index',
-           'recipe_tasks', 'pass_rates', 'at_the_edge', 'paired_gain', 'graded_gains', 'moving_average',
+           'score_episodes', 'informative', 'calls_gap', 'calls_push', 'make_rollout_func', 'episode_reward',
+           'lora_config', 'JsonlLogger', 'plot_metrics', 'reward_names', 'train_grpo', 'tool_combination',
+           'world_index', 'recipe_tasks', 'pass_rates', 'at_the_edge', 'paired_gain', 'graded_gains', 'moving_average',
            'plot_learning', 'recipe_run', 'before_after']
 
 # %% ../nbs/10_grpo.ipynb #858b8a1a
@@ -73,6 +73,14 @@ def calls_gap(scores: list[dict], n_calls: list, trained) -> float | None:
     above, below = [c for c, t in zip(n_calls, totals) if t > m + 1e-9], [c for c, t in zip(n_calls, totals) if t < m - 1e-9]
     return sum(above) / len(above) - sum(below) / len(below) if above and below else None
 
+def calls_push(scores: list[dict], n_calls: list, n_tokens: list, trained) -> float | None:
+    "Sum over a group of advantage x trained tokens x (calls - mean calls), per trained token (> 0: the token-level loss favours calling more); None when all score alike."
+    totals = [sum(s[n].total for n in trained) for s in scores]
+    m, mc = sum(totals) / len(totals), sum(n_calls) / len(n_calls)
+    sd = (sum((t - m) ** 2 for t in totals) / max(len(totals) - 1, 1)) ** 0.5
+    if sd < 1e-9: return None
+    return sum((t - m) / sd * n * (c - mc) for t, n, c in zip(totals, n_tokens, n_calls)) / sum(n_tokens)
+
 
 # %% ../nbs/10_grpo.ipynb #58e69688
 def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128,
@@ -103,13 +111,15 @@ def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=
                     g = dead.pop(0)
                     batch[g:g + G], trajs[g:g + G], scores[g:g + G] = [t] * G, new_trajs[j * G:(j + 1) * G], new_scores[j * G:(j + 1) * G]
         stats["zero_variance_after"] = len(dead)
-        gaps = [x for g in groups if (x := calls_gap(scores[g:g + G], [tr.n_calls for tr in trajs[g:g + G]], rewards)) is not None]
-        stats["calls_gap"] = sum(gaps) / len(gaps) if gaps else None
         out = {"prompt_ids": [], "completion_ids": [], "env_mask": [], "logprobs": None, "scores": scores,
                "n_calls": [tr.n_calls for tr in trajs], "group_stats": [stats] * len(batch)}
         for tr, t in zip(trajs, batch):
             pi, ci, m = episode_tokens(tok, tr.messages, len(t.prompt), t.tools, trainer.args.max_completion_length)
             out["prompt_ids"].append(pi); out["completion_ids"].append(ci or [tok.eos_token_id]); out["env_mask"].append(m or [1])
+        calls, tokens = out["n_calls"], [sum(m) for m in out["env_mask"]]
+        for name, f in (("calls_gap", lambda s: calls_gap(scores[s], calls[s], rewards)), ("calls_push", lambda s: calls_push(scores[s], calls[s], tokens[s], rewards))):
+            xs = [x for g in groups if (x := f(slice(g, g + G))) is not None]
+            stats[name] = sum(xs) / len(xs) if xs else None
         return out
     return rollout_func
 
@@ -126,7 +136,8 @@ def episode_reward(name: str = "prove"):
                 log_metric("groups/zero_variance", st["zero_variance"] / max(1, st["groups"]))  # of the groups first drawn
                 log_metric("groups/zero_variance_after", st["zero_variance_after"] / max(1, st["groups"]))  # of those trained on
                 log_metric("groups/resampled", st["resampled"])
-                if st.get("calls_gap") is not None: log_metric("groups/calls_gap", st["calls_gap"])
+                for k in ("calls_gap", "calls_push"):
+                    if st.get(k) is not None: log_metric(f"groups/{k}", st[k])
         return [r.total for r in results]
     reward_fn.__name__ = f"{name}_reward"
     return reward_fn
