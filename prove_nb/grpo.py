@@ -19,7 +19,7 @@ from .task import Task
 # %% auto #0
 __all__ = ['UNFINISHED', 'LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'RECIPE_MAX_NEW',
            'RECIPE_MICRO_BATCH', 'RECIPE_LR', 'RECIPE_BETA', 'tagged_prompt', 'grpo_dataset', 'episode_tokens',
-           'sampling_policy', 'score_episodes', 'zero_unfinished', 'informative', 'calls_gap', 'calls_push',
+           'sampling_policy', 'score_episodes', 'scale_unfinished', 'informative', 'calls_gap', 'calls_push',
            'make_rollout_func', 'episode_reward', 'lora_config', 'JsonlLogger', 'plot_metrics', 'reward_names',
            'train_grpo', 'tool_combination', 'world_index', 'recipe_tasks', 'pass_rates', 'at_the_edge', 'paired_gain',
            'graded_gains', 'moving_average', 'plot_learning', 'recipe_run', 'before_after']
@@ -64,10 +64,10 @@ def score_episodes(rewards, tasks: list[Task], trajs: list, n_prompt: list) -> l
 
 UNFINISHED = ("step_limit", "token_limit")  # the stops at which an episode never replied
 
-def zero_unfinished(scores: list[dict], trajs: list, trained) -> list[dict]:
-    "`scores` with the `trained` rewards of every episode that hit a step or token limit before replying set to 0, with the reason."
-    zero = lambda r, why: RewardResult(0.0, r.components, [*r.reasons, f"stopped at the {why.replace('_', ' ')} before replying: scored 0"])
-    return [{n: zero(r, tr.stop) if tr.stop in UNFINISHED and n in trained else r for n, r in s.items()} for s, tr in zip(scores, trajs)]
+def scale_unfinished(scores: list[dict], trajs: list, trained, keep: float) -> list[dict]:
+    "`scores` with the `trained` rewards of every episode that hit a step or token limit before replying scaled by `keep`, with the reason."
+    cut = lambda r, why: RewardResult(keep * r.total, r.components, [*r.reasons, f"stopped at the {why.replace('_', ' ')} before replying: keeps {keep:g} of its reward"])
+    return [{n: cut(r, tr.stop) if tr.stop in UNFINISHED and n in trained else r for n, r in s.items()} for s, tr in zip(scores, trajs)]
 
 def informative(scores: list[dict], trained) -> bool:
     "Whether a group's sums of the `trained` rewards differ (else its advantages are all zero)."
@@ -92,7 +92,7 @@ def calls_push(scores: list[dict], n_calls: list, n_tokens: list, trained) -> fl
 # %% ../nbs/10_grpo.ipynb #58e69688
 def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128,
                       temperature: float = 1.0, rewards=("prove",), resample: int = 0, seed: int = 0, policy_for=None, worlds=None,
-                      gen_dtype: str | None = "bfloat16", monitor=(), resample_on=None, unfinished_zero: bool = False):
+                      gen_dtype: str | None = "bfloat16", monitor=(), resample_on=None, unfinished: float = 1.0):
     "A TRL `rollout_func` that plays tasks live, scores them as they ran (`rewards`, and `monitor` ones only logged), and returns tokens, env masks and the scores."
     by_id, rng = {t.id: t for t in tasks}, random.Random(seed)
     judged = tuple(resample_on or rewards)  # the rewards whose spread makes a group worth training on
@@ -100,7 +100,7 @@ def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=
         with worlds() if worlds else nullcontext(World.for_task) as world:  # scored before the block closes its worlds
             trajs = rollout_batch(batch, policy, limits, world=world)
             scores = score_episodes(dict.fromkeys((*rewards, *monitor, *judged)), batch, trajs, [len(t.prompt) for t in batch])
-            return trajs, zero_unfinished(scores, trajs, rewards) if unfinished_zero else scores
+            return trajs, scale_unfinished(scores, trajs, rewards, unfinished) if unfinished != 1 else scores
     def rollout_func(prompts, trainer):
         batch, G = [by_id[p[0]["task_id"]] for p in prompts], trainer.num_generations
         policy = policy_for(trainer) if policy_for else sampling_policy(trainer, tok, max_new_tokens, temperature, gen_dtype)
@@ -195,7 +195,7 @@ def train_grpo(tasks: list[Task], out_dir: str, model: str = "smollm2-135m", ste
                limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128, max_completion: int = 1024,
                temperature: float = 1.0, lora_rank: int | None = None, seed: int = 0, resample: int = 0,
                gen_dtype: str | None = "bfloat16", policy_for=None, monitor: tuple = (), resume: bool = False,
-               micro_batch: int | None = None, resample_on: tuple | None = None, save_every: int = 0, unfinished_zero: bool = False) -> Path:
+               micro_batch: int | None = None, resample_on: tuple | None = None, save_every: int = 0, unfinished: float = 1.0) -> Path:
     "Train `model` with GRPO on live rollouts of `tasks`, rewarded by the sum of the rewards in `reward` (`monitor` ones only logged); returns the checkpoint folder."
     # save_every > 0 keeps a resumable checkpoint (weights and optimizer, 3x the model) every that many steps, for `resume`
     import torch
@@ -213,7 +213,7 @@ def train_grpo(tasks: list[Task], out_dir: str, model: str = "smollm2-135m", ste
                       report_to=[], seed=seed, bf16=bf16_training(), use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False,
                       reward_weights=[1.0] * len(names) + [0.0] * len(monitor))
     rollout_func = make_rollout_func(tasks, tok, limits, max_new_tokens, temperature, names, resample, seed, policy_for=policy_for, gen_dtype=gen_dtype,
-                                     monitor=monitor, resample_on=resample_on, unfinished_zero=unfinished_zero)
+                                     monitor=monitor, resample_on=resample_on, unfinished=unfinished)
     trainer = GRPOTrainer(model=m, reward_funcs=[episode_reward(n) for n in (*names, *monitor)], args=args, train_dataset=grpo_dataset(tasks),
                           processing_class=tok, rollout_func=rollout_func, peft_config=lora_config(lora_rank) if lora_rank else None,
                           callbacks=[JsonlLogger(out / "metrics.jsonl")])

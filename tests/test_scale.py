@@ -266,21 +266,23 @@ def test_sampled_policy_pairs_per_task_means():
     assert (got["paired"]["success"]["better"], got["paired"]["success"]["worse"]) == (1, 0) and got["paired"]["calls"]["gain"] == 0
     assert got["sft"]["at_limit"] == got["sft+grpo"]["at_limit"] == round(1 / 3, 4)
 
-def test_unfinished_episodes_score_zero_on_the_trained_rewards():
-    "With unfinished_zero, an episode cut off at the step limit before replying scores 0 on the trained rewards only; finished ones keep theirs."
+def test_unfinished_episodes_keep_a_share_of_the_trained_rewards():
+    "With unfinished=k, an episode cut off at the step limit before replying keeps k of its trained rewards only; finished ones keep theirs."
     from types import SimpleNamespace
     from prove_nb.grpo import grpo_dataset, make_rollout_func
     tasks = [deposit_task(0, "ACC-1001"), deposit_task(1, "ACC-1002")]
     tok = prepare_tokenizer(AutoTokenizer.from_pretrained(smollm2_path()))
     trainer = SimpleNamespace(num_generations=2, args=SimpleNamespace(max_completion_length=1024))
     prompts = [r["prompt"] for r in grpo_dataset(tasks) for _ in range(2)]
-    play = lambda limits, zero: make_rollout_func(tasks, tok, limits, rewards=("prove",), monitor=("recall",), unfinished_zero=zero,
+    play = lambda limits, keep: make_rollout_func(tasks, tok, limits, rewards=("prove",), monitor=("recall",), unfinished=keep,
                                                   policy_for=lambda tr: gold_policy())(prompts, trainer)["scores"]
-    cut = play(Limits(max_steps=1, max_turns=1), True)  # gold calls at its first step and is cut off before its reply
-    assert all(s["prove"].total == 0 and s["prove"].components["coverage"] == 1 and s["recall"].total == 1 for s in cut)
-    assert all("stopped at the step limit before replying: scored 0" in s["prove"].reasons for s in cut)
-    assert all(s["prove"].total > 0 for s in play(Limits(max_steps=1, max_turns=1), False))  # off by default: scored as it ran
-    assert all(s["prove"].total > 0 for s in play(Limits(max_steps=2, max_turns=1), True))   # gold replies at step 2: finished
+    whole = play(Limits(max_steps=1, max_turns=1), 1.0)  # gold calls at its first step and is cut off before its reply: scored as it ran
+    cut = play(Limits(max_steps=1, max_turns=1), 0.0)
+    half = play(Limits(max_steps=1, max_turns=1), 0.5)
+    assert all(w["prove"].total > 0 and c["prove"].total == 0 and h["prove"].total == w["prove"].total / 2 for w, c, h in zip(whole, cut, half))
+    assert all(c["prove"].components["coverage"] == 1 and c["recall"].total == 1 for c in cut)  # components and monitored rewards untouched
+    assert all("stopped at the step limit before replying: keeps 0 of its reward" in c["prove"].reasons for c in cut)
+    assert all(s["prove"].total > 0 for s in play(Limits(max_steps=2, max_turns=1), 0.0))  # gold replies at step 2: finished, not cut
 
 def test_learn_cpu_screens_only_state_changing_tasks_when_asked():
     "SCREEN 'state_changing' keeps the first PRESCREEN tasks whose gold state differs from the seed state, in order; 'all' keeps the first PRESCREEN."
