@@ -67,6 +67,7 @@ UNFINISHED = ("step_limit", "token_limit")  # the stops at which an episode neve
 def scale_unfinished(scores: list[dict], trajs: list, trained, keep: float) -> list[dict]:
     "`scores` with the `trained` rewards of every episode that hit a step or token limit before replying scaled by `keep`, with the reason."
     cut = lambda r, why: RewardResult(keep * r.total, r.components, [*r.reasons, f"stopped at the {why.replace('_', ' ')} before replying: keeps {keep:g} of its reward"])
+    if keep == 1: return scores
     return [{n: cut(r, tr.stop) if tr.stop in UNFINISHED and n in trained else r for n, r in s.items()} for s, tr in zip(scores, trajs)]
 
 def informative(scores: list[dict], trained) -> bool:
@@ -100,7 +101,7 @@ def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=
         with worlds() if worlds else nullcontext(World.for_task) as world:  # scored before the block closes its worlds
             trajs = rollout_batch(batch, policy, limits, world=world)
             scores = score_episodes(dict.fromkeys((*rewards, *monitor, *judged)), batch, trajs, [len(t.prompt) for t in batch])
-            return trajs, scale_unfinished(scores, trajs, rewards, unfinished) if unfinished != 1 else scores
+            return trajs, scale_unfinished(scores, trajs, rewards, unfinished)
     def rollout_func(prompts, trainer):
         batch, G = [by_id[p[0]["task_id"]] for p in prompts], trainer.num_generations
         policy = policy_for(trainer) if policy_for else sampling_policy(trainer, tok, max_new_tokens, temperature, gen_dtype)
