@@ -11,6 +11,8 @@ The recipe (the levers weighed in bench/RESULTS.md):
   the seventh run screened this way and gained nothing, so the default stays "all", the sixth run's recipe).
   With SCREEN "stratified" the candidates take one task of each kind in turn (gold call count, changes the state or
   not), so that two-call read-then-write tasks are screened as often as single reads.
+  With --prescreen-from an earlier run's stage_prescreen.json of the same SFT checkpoint, the candidates it rated keep
+  their rates and only the new ones play (the seventeenth run widened the fourteenth's 24 candidates to 96).
 - GRPO from the SFT checkpoint with groups of GROUP rollouts of one task a step, reward PROVE + outcome (PROVE's
   process reward plus 1 for gold final state and every answer fact). With --prescreen 0, dynamic sampling judged on the
   outcome instead: a group whose rollouts all succeed or all fail is replaced by a fresh task's group (up to RESAMPLE
@@ -119,14 +121,24 @@ def paired(a: dict, b: dict, key: str) -> dict:
     return paired_gain([a[i][key] for i in ids], [b[i][key] for i in ids])
 
 # ------------------------------------------------------------------------------------------------------- training
-def prescreen(checkpoint: str, tasks: list, k: int, seed: int) -> dict:
-    "Pass rates of the SFT model over `k` samples at temperature 1 on candidate GRPO tasks, and how many lie strictly between 0 and 1."
+def prescreen(checkpoint: str, tasks: list, k: int, seed: int, known: dict | None = None) -> dict:
+    "Pass rates of the SFT model over `k` samples at temperature 1 on candidate GRPO tasks (those in `known` not replayed), and how many lie strictly between 0 and 1."
     model, tok = load_model(checkpoint, dtype="bfloat16")
     model.eval()
-    rates = pass_rates(tasks, HFPolicy(model, tok, MAX_NEW, 1.0, name="sft"), k, LIMITS, batch_size=EVAL_BATCH, seed=seed)
+    known = {t.id: known[t.id] for t in tasks if t.id in (known or {})}
+    rates = known | pass_rates([t for t in tasks if t.id not in known], HFPolicy(model, tok, MAX_NEW, 1.0, name="sft"), k, LIMITS, batch_size=EVAL_BATCH, seed=seed)
+    rates = {t.id: rates[t.id] for t in tasks}
     hist = dict(sorted(Counter(f"{r:.2f}" for r in rates.values()).items()))
     print(f"  prescreen: {len(tasks)} tasks x {k}: pass rates {hist}", flush=True)
-    return {"tasks": len(tasks), "k": k, "rates": rates, "edge": sum(0 < r < 1 for r in rates.values()), "histogram": hist}
+    return {"tasks": len(tasks), "k": k, "rates": rates, "edge": sum(0 < r < 1 for r in rates.values()), "histogram": hist, "reused": len(known)}
+
+def known_rates(path: str | None, k: int, checkpoint: str) -> dict:
+    "The pass rates an earlier pre-screening of the same SFT checkpoint at the same `k` recorded in `path` (its stage_prescreen.json)."
+    if not path: return {}
+    rec = json.loads(Path(path).read_text())
+    if rec["k"] != k: raise SystemExit(f"--prescreen-from {path}: screened with k={rec['k']}, this run uses k={k}")
+    if rec.get("checkpoint", checkpoint) != checkpoint: raise SystemExit(f"--prescreen-from {path}: screened {rec['checkpoint']}, this run's SFT is {checkpoint}")
+    return rec["rates"]
 
 def grpo_curve(metrics: Path) -> dict:
     "Per-step reward, calls per episode, PROVE efficiency, zero-variance share, calls gap and push, and the mean step time."
@@ -169,6 +181,7 @@ def main(argv=None):
     ap.add_argument("--resume", action="store_true", help="reuse the stages already recorded in the output folder")
     ap.add_argument("--sft-from", help="continue SFT from this checkpoint, which already trained on the first --sft-skip SFT conversations")
     ap.add_argument("--screen", choices=("all", "state_changing", "stratified"), help="which GRPO tasks to pre-screen (default: the size's)")
+    ap.add_argument("--prescreen-from", help="an earlier run's stage_prescreen.json of the same SFT checkpoint: its candidates' pass rates are reused, only new candidates play")
     ap.add_argument("--sft-skip", type=int, default=0, help="SFT conversations the --sft-from checkpoint already saw (one epoch, in order)")
     for k in ("sft_steps", "prescreen", "prescreen_k", "grpo_steps", "resample", "recall_steps", "seen", "unseen"): ap.add_argument("--" + k.replace("_", "-"), type=int, help="override the size's value")
     a = ap.parse_args(argv)
@@ -187,7 +200,9 @@ def main(argv=None):
                                      "from": a.sft_from, "skipped": skip}, a.resume)
     gseed = a.seed if a.grpo_seed is None else a.grpo_seed
     candidates = screen_candidates(views["grpo"], cfg, block=a.grpo_seed or 0)
-    screen = stage(out, "prescreen", lambda: prescreen(sft["checkpoint"], candidates, cfg["prescreen_k"], gseed), a.resume) if cfg["prescreen"] else None
+    screen = stage(out, "prescreen", lambda: prescreen(sft["checkpoint"], candidates, cfg["prescreen_k"], gseed,
+                                                       known_rates(a.prescreen_from, cfg["prescreen_k"], sft["checkpoint"])) | {"checkpoint": sft["checkpoint"]},
+                   a.resume) if cfg["prescreen"] else None
     grpo_tasks = at_the_edge(candidates, screen["rates"]) if screen else views["grpo"]
     if not grpo_tasks: raise SystemExit(f"prescreen: none of {cfg['prescreen']} tasks has a pass rate strictly between 0 and 1: {screen['histogram']}; screen more (--prescreen)")
     print(f"GRPO tasks: {len(grpo_tasks)}" + (f" of {cfg['prescreen']} screened ({screen['histogram']})" if screen else ""), flush=True)

@@ -255,6 +255,18 @@ def test_learn_cpu_paired_interval():
     g = learn_cpu.paired(a, b, "success")
     assert g["gain"] == 0.5 and g["better"] == 20 and g["worse"] == 0 and 0.3 < g["ci95"][0] < 0.5 < g["ci95"][1] <= 0.7
 
+def test_learn_cpu_prescreen_reuses_known_rates(tmp_path):
+    "--prescreen-from: candidates an earlier screening of the same checkpoint rated keep their rates; only the new ones play."
+    import learn_cpu
+    tasks = [deposit_task(0, "ACC-1001"), deposit_task(1, "ACC-1002")]
+    got = learn_cpu.prescreen("smollm2-135m", tasks, k=1, seed=0, known={tasks[0].id: 0.25, "not-a-candidate": 1.0})
+    assert list(got["rates"]) == [t.id for t in tasks] and got["rates"][tasks[0].id] == 0.25 and got["rates"][tasks[1].id] in (0.0, 1.0)
+    assert (got["reused"], got["edge"]) == (1, 1)
+    (tmp_path / "p.json").write_text(json.dumps({"k": 4, "rates": {"a": 0.5}, "checkpoint": "ck"}))
+    assert learn_cpu.known_rates(str(tmp_path / "p.json"), 4, "ck") == {"a": 0.5} and learn_cpu.known_rates(None, 4, "ck") == {}
+    for k, ck in ((2, "ck"), (4, "other")):
+        with pytest.raises(SystemExit, match="prescreen-from"): learn_cpu.known_rates(str(tmp_path / "p.json"), k, ck)
+
 def test_sampled_policy_pairs_per_task_means():
     "bench/sampled_policy.py compares two models' per-task means over the same ids: both means and the paired differences."
     import sampled_policy
