@@ -33,3 +33,14 @@ def test_conversations_too_long_are_explained_before_training(data, tmp_path):
     r = prove("train", "--stage", "sft", "--data", data, "--out", tmp_path / "sft", "--steps", 1, "--max-length", 64, check=False)
     assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr[-2000:]
     assert "longer than max_length=64" in r.stderr and "--max-length" in r.stderr and not (tmp_path / "sft" / "checkpoint").exists()
+
+def test_grpo_flags_reach_the_trainer(data, tmp_path, monkeypatch):
+    "`prove train --stage grpo` hands its rollout flags to `train_grpo`: the resampling rounds and the share a cut-off episode keeps."
+    import prove_nb.grpo as grpo
+    from prove_nb.cli import main
+    got = {}
+    monkeypatch.setattr(grpo, "train_grpo", lambda tasks, out, model, **kw: got.update(kw, n=len(tasks)) or tmp_path)
+    main(["train", "--stage", "grpo", "--data", str(data), "--out", str(tmp_path / "g"), "--unfinished", "0.5", "--resample", "2"])
+    assert (got["unfinished"], got["resample"]) == (0.5, 2) and got["n"] > 0
+    main(["train", "--stage", "grpo", "--data", str(data), "--out", str(tmp_path / "g")])
+    assert got["unfinished"] == 1.0  # by default a cut-off episode is scored as it ran
