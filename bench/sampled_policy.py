@@ -11,6 +11,7 @@ and, beside them, the run's greedy seen-view numbers.
 
     python bench/sampled_policy.py --run runs/learn_cpu-full             # 24 candidates x 8, 150 seen tasks x 1, both models
     python bench/sampled_policy.py --run runs/learn_cpu-quick --k 2 --seen 6
+    python bench/sampled_policy.py --run R --screened 18 --sft-from EARLIER/sampled/stage_candidates_sft.json   # a wider run, fewer plays
 Writes RUN/sampled/results.json; with --name, also bench/results/NAME.json.
 """
 import argparse, json, sys
@@ -33,6 +34,15 @@ def play(checkpoint: str, name: str, tasks: list, k: int, seed: int) -> dict:
     return {"k": k, "per_task": {i: {"success": mean(r["success"] for r in rs), "prove": mean(r["rewards"]["prove"] for r in rs),
                                      "calls": mean(r["calls"] for r in rs), "at_limit": mean(r["stop"] == "step_limit" for r in rs)} for i, rs in per.items()}}
 
+def play_reusing(checkpoint: str, name: str, tasks: list, k: int, seed: int, known: dict | None = None) -> dict:
+    "`play`, keeping the per-task records an earlier `play` of the same checkpoint at the same `k` (`known`) holds for any of `tasks`."
+    known = known or {"k": k, "per_task": {}}
+    if known["k"] != k: raise SystemExit(f"--sft-from: its records are over k={known['k']} attempts, this check uses k={k}")
+    kept = {t.id: known["per_task"][t.id] for t in tasks if t.id in known["per_task"]}
+    todo = [t for t in tasks if t.id not in kept]
+    new = play(checkpoint, name, todo, k, seed)["per_task"] if todo else {}
+    return {"k": k, "reused": len(kept), "per_task": {t.id: kept[t.id] if t.id in kept else new[t.id] for t in tasks}}
+
 def compare(before: dict, after: dict, ids: list) -> dict:
     "Means of both models over `ids` and the paired differences of their per-task means."
     keys = ("success", "prove", "calls", "at_limit")
@@ -46,6 +56,8 @@ def main(argv=None):
     ap.add_argument("--k-seen", type=int, default=1, help="attempts per seen-view task")
     ap.add_argument("--seen", type=int, help="seen-view tasks (default: all the run evaluated)")
     ap.add_argument("--seed", type=int, default=1, help="sampling seed (pre-screening used the run's seed)")
+    ap.add_argument("--screened", type=int, help="untrained candidates compared: the first N in pool order (default: all)")
+    ap.add_argument("--sft-from", help="an earlier check's sampled/stage_candidates_sft.json of the same SFT checkpoint at the same --k: its tasks' records are kept, only the rest play")
     ap.add_argument("--name", help="also write bench/results/NAME.json")
     a = ap.parse_args(argv)
     run = Path(a.run)
@@ -54,16 +66,19 @@ def main(argv=None):
     rates = json.loads((run / "stage_prescreen.json").read_text())["rates"]
     candidates = [t for t in views["grpo"] if t.id in rates]
     trained = {t.id for t in at_the_edge(candidates, rates)}
+    untrained = {t.id for t in [t for t in candidates if t.id not in trained][:a.screened]}
+    candidates = [t for t in candidates if t.id in trained | untrained]
     seen = views["seen_combinations"][:a.seen]
     ck = {"sft": json.loads((run / "stage_sft.json").read_text())["checkpoint"], "sft+grpo": json.loads((run / "stage_grpo.json").read_text())["checkpoint"]}
     out = run / "sampled"; out.mkdir(exist_ok=True)
-    cand = {m: stage(out, f"candidates_{m}", lambda m=m: play(ck[m], m, candidates, a.k, a.seed), True) for m in MODELS}
+    known = {"sft": json.loads(Path(a.sft_from).read_text()) if a.sft_from else None, "sft+grpo": None}
+    cand = {m: stage(out, f"candidates_{m}", lambda m=m: play_reusing(ck[m], m, candidates, a.k, a.seed, known[m]), True) for m in MODELS}
     view = {m: stage(out, f"seen_{m}", lambda m=m: play(ck[m], m, seen, a.k_seen, a.seed), True) for m in MODELS}
     b, c = cand["sft"]["per_task"], cand["sft+grpo"]["per_task"]
     greedy = {m: json.loads((run / f"eval_{m}_seen_combinations.json").read_text()) for m in MODELS}
     ids = [t.id for t in seen]
-    summary = {"run": str(run), "seed": a.seed, "k": a.k, "k_seen": a.k_seen, "temperature": 1.0,
-               "trained": compare(b, c, sorted(trained)), "screened": compare(b, c, sorted(set(rates) - trained)),
+    summary = {"run": str(run), "seed": a.seed, "k": a.k, "k_seen": a.k_seen, "temperature": 1.0, "sft_reused": cand["sft"].get("reused", 0),
+               "trained": compare(b, c, sorted(trained)), "screened": compare(b, c, sorted(untrained)),
                "seen": compare(view["sft"]["per_task"], view["sft+grpo"]["per_task"], ids),
                "seen_greedy": {"paired": {"success": paired_gain([greedy["sft"][i]["success"] for i in ids], [greedy["sft+grpo"][i]["success"] for i in ids]),
                                           "calls": paired_gain([greedy["sft"][i]["calls"] for i in ids], [greedy["sft+grpo"][i]["calls"] for i in ids])}},

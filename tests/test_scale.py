@@ -278,6 +278,16 @@ def test_sampled_policy_pairs_per_task_means():
     assert (got["paired"]["success"]["better"], got["paired"]["success"]["worse"]) == (1, 0) and got["paired"]["calls"]["gain"] == 0
     assert got["sft"]["at_limit"] == got["sft+grpo"]["at_limit"] == round(1 / 3, 4)
 
+def test_sampled_policy_keeps_known_records():
+    "--sft-from: the records an earlier check holds are kept, in the tasks' order; a different k is refused."
+    import sampled_policy
+    from types import SimpleNamespace
+    tasks = [SimpleNamespace(id=i) for i in ("b", "a")]
+    known = {"k": 8, "per_task": {"a": {"success": 0.5}, "b": {"success": 0.0}, "c": {"success": 1.0}}}
+    got = sampled_policy.play_reusing("no-model-needed", "sft", tasks, 8, 1, known)
+    assert got == {"k": 8, "reused": 2, "per_task": {"b": {"success": 0.0}, "a": {"success": 0.5}}}
+    with pytest.raises(SystemExit, match="k=8"): sampled_policy.play_reusing("m", "sft", tasks, 4, 1, known)
+
 def test_unfinished_episodes_keep_a_share_of_the_trained_rewards():
     "With unfinished=k, an episode cut off at the step limit before replying keeps k of its trained rewards only; finished ones keep theirs."
     from types import SimpleNamespace
