@@ -19,6 +19,8 @@ The recipe (the levers weighed in bench/RESULTS.md):
   rounds) during training. `--reward outcome` trains on the outcome alone (the tenth run), PROVE and recall only logged.
   With --unfinished K an episode that hits the step limit before replying keeps only the share K of its trained rewards
   (the fifteenth run used 0, the sixteenth 0.5: the fourteenth run's sampled policy had learned to call until it was cut off).
+  With --guide a group whose rollouts all have the same outcome gets the gold episode in its last place when that gives it
+  a spread (off-policy guidance): the seventeenth run's edge held 3 read-then-write tasks of 19, so their groups rarely taught.
 - GRPO's learning rate and KL coefficient are the recipe's (`RECIPE_LR`, `RECIPE_BETA`), chosen by bench/sweep_grpo.py's sweep;
   bench/results/learn_cpu.json holds the latest full run of this command (the fourteenth); learn_cpu_v8.json the eighth, the
   first with them and the one run that met the target; the sixth ran before the sweep with beta 0 (learn_cpu_v6.json).
@@ -176,6 +178,7 @@ def main(argv=None):
     ap.add_argument("--grpo-lr", type=float, default=RECIPE_LR)
     ap.add_argument("--grpo-beta", type=float, default=RECIPE_BETA, help="KL coefficient (bench/sweep_grpo.py chose it; the sixth run used 0)")
     ap.add_argument("--reward", default="prove+outcome", help="GRPO's trained reward (the tenth run tried 'outcome' alone); PROVE and recall are logged beside it")
+    ap.add_argument("--guide", action="store_true", help="a group whose rollouts all have the same outcome gets the gold episode in its last place (off-policy guidance)")
     ap.add_argument("--unfinished", type=float, default=1.0, help="the share of its trained rewards an episode keeps when it hits the step limit before replying (1: all)")
     ap.add_argument("--out", help="output folder (default runs/learn_cpu-quick or runs/learn_cpu-full)")
     ap.add_argument("--resume", action="store_true", help="reuse the stages already recorded in the output folder")
@@ -208,7 +211,7 @@ def main(argv=None):
     print(f"GRPO tasks: {len(grpo_tasks)}" + (f" of {cfg['prescreen']} screened ({screen['histogram']})" if screen else ""), flush=True)
     grpo_kw = dict(model=sft["checkpoint"], group=cfg["group"], batch_size=cfg["group"], lr=a.grpo_lr, beta=a.grpo_beta, limits=LIMITS,
                    max_new_tokens=MAX_NEW, max_completion=1024, seed=gseed, resample=cfg["resample"],
-                   resample_on=("outcome",), micro_batch=min(cfg["group"], RECIPE_MICRO_BATCH), unfinished=a.unfinished)
+                   resample_on=("outcome",), micro_batch=min(cfg["group"], RECIPE_MICRO_BATCH), unfinished=a.unfinished, guide=a.guide)
     monitor = tuple(n for n in ("prove", "recall") if n not in a.reward.split("+"))
     grpo = stage(out, "grpo", lambda: {"checkpoint": str(train_grpo(grpo_tasks, str(out / "grpo"), steps=cfg["grpo_steps"],
                                                                     reward=a.reward, monitor=monitor, **grpo_kw))}, a.resume)
@@ -222,7 +225,7 @@ def main(argv=None):
     logs = {a.reward: out / "grpo" / "metrics.jsonl", **({"recall+outcome": out / "grpo_recall" / "metrics.jsonl"} if recall else {})}
     per = {(m, v): json.loads((out / f"eval_{m}_{v}.json").read_text()) for m in ("sft", "sft+grpo") for v in VIEWS}
     res = {"bench": "learn_cpu", "size": size, "config": cfg, "seed": a.seed, "grpo_seed": gseed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr, "grpo_beta": a.grpo_beta, "reward": a.reward,
-           "unfinished": a.unfinished, "sizes": {k: len(v) for k, v in views.items()},
+           "unfinished": a.unfinished, "guide": a.guide, "sizes": {k: len(v) for k, v in views.items()},
            "sft_from": sft.get("from"), "sft_skipped": sft.get("skipped", 0),
            "prescreen": {k: screen[k] for k in ("tasks", "k", "edge", "histogram")} if screen else None,
            "seconds": {"sft": sft["stage_s"], **({"prescreen": screen["stage_s"]} if screen else {}), "grpo": grpo["stage_s"], **({"grpo_recall": recall["stage_s"]} if recall else {}),
@@ -242,6 +245,7 @@ def main(argv=None):
         name = "learn_cpu" if a.grpo_seed is None else f"learn_cpu_grpo_seed{a.grpo_seed}"  # a replicate never overwrites the benchmark's file
         if a.reward != ap.get_default("reward"): name += "_" + a.reward.replace("+", "_")  # nor does another reward's run
         if a.unfinished != 1: name += f"_unfinished{a.unfinished:g}"
+        if a.guide: name += "_guided"
         (ROOT / "bench" / "results" / f"{name}.json").write_text(json.dumps(res, indent=1))
         plot_learning(arms, ROOT / "bench" / "results" / f"{name}_arms.png", window=3, keys=("reward", "calls_per_episode", "prove/efficiency"))
     for v in VIEWS:

@@ -113,7 +113,7 @@ def cmd_train(args):
             ck = train_grpo(tasks, args.out, model, steps=args.steps, reward=args.reward, group=args.group, batch_size=args.batch_size or args.group,
                             lr=args.lr or 1e-6, beta=args.beta, loss_type=args.loss_type, limits=Limits(max_steps=args.max_steps, max_turns=args.max_turns),
                             max_new_tokens=args.max_new_tokens, max_completion=args.max_length, lora_rank=args.lora_rank, resample=args.resample,
-                            resume=args.resume, save_every=args.save_every, unfinished=args.unfinished)
+                            resume=args.resume, save_every=args.save_every, unfinished=args.unfinished, guide=args.guide)
     except ValueError as e: raise SystemExit(f"prove train: error: {e}") from None  # bad data or flags: the message, no trace
     print(f"checkpoint: {ck}")
 
@@ -186,6 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--save-every", type=int, default=0, help="GRPO: keep a resumable checkpoint (weights and optimizer) every N steps; 0 keeps only the final model")
     s.add_argument("--resample", type=int, default=0, help="GRPO: rounds of replacing groups whose rollouts all score the same")
     s.add_argument("--unfinished", type=float, default=1.0, help="GRPO: the share of its reward an episode keeps when cut off at a step or token limit before replying")
+    s.add_argument("--guide", action="store_true", help="GRPO: a group whose rollouts all score alike gets the gold episode in its last place (off-policy guidance)")
     s.set_defaults(fn=cmd_train)
     s = sub.add_parser("eval", help="evaluate a policy: held-out tasks or BFCL multi-turn")
     s.add_argument("suite", choices=["heldout", "bfcl"]); s.add_argument("--model", default="gold")

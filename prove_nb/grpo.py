@@ -11,7 +11,7 @@ from pathlib import Path
 warnings.filterwarnings("ignore", message="You are using 'rollout_func'")
 
 from .rewards import RewardResult, align_completion, get_reward
-from .rollout import HFPolicy, Limits, bf16_training, chat_view, load_model, rollout_batch
+from .rollout import HFPolicy, Limits, bf16_training, chat_view, gold_policy, load_model, rollout_batch
 from .server import World
 from .sft import ensure_logprob_kernel
 from .task import Task
@@ -93,7 +93,7 @@ def calls_push(scores: list[dict], n_calls: list, n_tokens: list, trained) -> fl
 # %% ../nbs/10_grpo.ipynb #58e69688
 def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128,
                       temperature: float = 1.0, rewards=("prove",), resample: int = 0, seed: int = 0, policy_for=None, worlds=None,
-                      gen_dtype: str | None = "bfloat16", monitor=(), resample_on=None, unfinished: float = 1.0):
+                      gen_dtype: str | None = "bfloat16", monitor=(), resample_on=None, unfinished: float = 1.0, guide: bool = False):
     "A TRL `rollout_func` that plays tasks live, scores them as they ran (`rewards`, and `monitor` ones only logged), and returns tokens, env masks and the scores."
     by_id, rng = {t.id: t for t in tasks}, random.Random(seed)
     judged = tuple(resample_on or rewards)  # the rewards whose spread makes a group worth training on
@@ -108,7 +108,7 @@ def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=
         trajs, scores = play(batch, policy)
         groups = list(range(0, len(batch), G)) if len(batch) % G == 0 else []
         dead = [g for g in groups if not informative(scores[g:g + G], judged)]
-        stats = {"groups": len(groups), "zero_variance": len(dead), "resampled": 0}
+        stats = {"groups": len(groups), "zero_variance": len(dead), "resampled": 0, "guided": 0}
         for _ in range(resample):
             fresh = [t for t in tasks if t.id not in {b.id for b in batch}]
             if not dead or not fresh: break
@@ -119,6 +119,11 @@ def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=
                 if informative(new_scores[j * G:(j + 1) * G], judged):
                     g = dead.pop(0)
                     batch[g:g + G], trajs[g:g + G], scores[g:g + G] = [t] * G, new_trajs[j * G:(j + 1) * G], new_scores[j * G:(j + 1) * G]
+        for g in list(dead) if guide else []:  # off-policy guidance: the gold episode takes the group's last place if that gives it a spread
+            gold_trajs, gold_scores = play([batch[g]], gold_policy())
+            if informative(scores[g:g + G - 1] + gold_scores, judged):
+                trajs[g + G - 1], scores[g + G - 1] = gold_trajs[0], gold_scores[0]
+                dead.remove(g); stats["guided"] += 1
         stats["zero_variance_after"] = len(dead)
         out = {"prompt_ids": [], "completion_ids": [], "env_mask": [], "logprobs": None, "scores": scores,
                "n_calls": [tr.n_calls for tr in trajs], "group_stats": [stats] * len(batch)}
@@ -145,6 +150,7 @@ def episode_reward(name: str = "prove"):
                 log_metric("groups/zero_variance", st["zero_variance"] / max(1, st["groups"]))  # of the groups first drawn
                 log_metric("groups/zero_variance_after", st["zero_variance_after"] / max(1, st["groups"]))  # of those trained on
                 log_metric("groups/resampled", st["resampled"])
+                log_metric("groups/guided", st.get("guided", 0))  # groups given the gold episode in their last place
                 for k in ("calls_gap", "calls_push"):
                     if st.get(k) is not None: log_metric(f"groups/{k}", st[k])
         return [r.total for r in results]
@@ -196,7 +202,8 @@ def train_grpo(tasks: list[Task], out_dir: str, model: str = "smollm2-135m", ste
                limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128, max_completion: int = 1024,
                temperature: float = 1.0, lora_rank: int | None = None, seed: int = 0, resample: int = 0,
                gen_dtype: str | None = "bfloat16", policy_for=None, monitor: tuple = (), resume: bool = False,
-               micro_batch: int | None = None, resample_on: tuple | None = None, save_every: int = 0, unfinished: float = 1.0) -> Path:
+               micro_batch: int | None = None, resample_on: tuple | None = None, save_every: int = 0, unfinished: float = 1.0,
+               guide: bool = False) -> Path:
     "Train `model` with GRPO on live rollouts of `tasks`, rewarded by the sum of the rewards in `reward` (`monitor` ones only logged); returns the checkpoint folder."
     # save_every > 0 keeps a resumable checkpoint (weights and optimizer, 3x the model) every that many steps, for `resume`
     import torch
@@ -214,7 +221,7 @@ def train_grpo(tasks: list[Task], out_dir: str, model: str = "smollm2-135m", ste
                       report_to=[], seed=seed, bf16=bf16_training(), use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False,
                       reward_weights=[1.0] * len(names) + [0.0] * len(monitor))
     rollout_func = make_rollout_func(tasks, tok, limits, max_new_tokens, temperature, names, resample, seed, policy_for=policy_for, gen_dtype=gen_dtype,
-                                     monitor=monitor, resample_on=resample_on, unfinished=unfinished)
+                                     monitor=monitor, resample_on=resample_on, unfinished=unfinished, guide=guide)
     trainer = GRPOTrainer(model=m, reward_funcs=[episode_reward(n) for n in (*names, *monitor)], args=args, train_dataset=grpo_dataset(tasks),
                           processing_class=tok, rollout_func=rollout_func, peft_config=lora_config(lora_rank) if lora_rank else None,
                           callbacks=[JsonlLogger(out / "metrics.jsonl")])

@@ -40,7 +40,7 @@ def test_grpo_flags_reach_the_trainer(data, tmp_path, monkeypatch):
     from prove_nb.cli import main
     got = {}
     monkeypatch.setattr(grpo, "train_grpo", lambda tasks, out, model, **kw: got.update(kw, n=len(tasks)) or tmp_path)
-    main(["train", "--stage", "grpo", "--data", str(data), "--out", str(tmp_path / "g"), "--unfinished", "0.5", "--resample", "2"])
-    assert (got["unfinished"], got["resample"]) == (0.5, 2) and got["n"] > 0
+    main(["train", "--stage", "grpo", "--data", str(data), "--out", str(tmp_path / "g"), "--unfinished", "0.5", "--resample", "2", "--guide"])
+    assert (got["unfinished"], got["resample"], got["guide"]) == (0.5, 2, True) and got["n"] > 0
     main(["train", "--stage", "grpo", "--data", str(data), "--out", str(tmp_path / "g")])
-    assert got["unfinished"] == 1.0  # by default a cut-off episode is scored as it ran
+    assert (got["unfinished"], got["guide"]) == (1.0, False)  # by default a cut-off episode is scored as it ran, and no group is guided
