@@ -217,6 +217,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'prove_nb.evaluate._mean': ('eval.html#_mean', 'prove_nb/evaluate.py'),
                                    'prove_nb.evaluate._num': ('eval.html#_num', 'prove_nb/evaluate.py'),
                                    'prove_nb.evaluate._pct': ('eval.html#_pct', 'prove_nb/evaluate.py'),
+                                   'prove_nb.evaluate._release_memory': ('eval.html#_release_memory', 'prove_nb/evaluate.py'),
                                    'prove_nb.evaluate._seed_torch': ('eval.html#_seed_torch', 'prove_nb/evaluate.py'),
                                    'prove_nb.evaluate._strata': ('eval.html#_strata', 'prove_nb/evaluate.py'),
                                    'prove_nb.evaluate._table': ('eval.html#_table', 'prove_nb/evaluate.py'),
