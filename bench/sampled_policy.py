@@ -2,10 +2,10 @@
 
 learn_cpu judges the greedy policy. GRPO trains the sampled one: it draws groups at temperature 1 on the pre-screened
 edge tasks and pays the better rollouts. This plays both checkpoints of a recorded run (its `stage_sft.json`,
-`stage_grpo.json` and `stage_prescreen.json`) at temperature 1 on three sets, same seed for both, and reports the
-paired SFT -> SFT+GRPO differences of per-task means with 95% bootstrap intervals:
-  trained    the edge tasks GRPO trained on (pass rate strictly between 0 and 1 in pre-screening)
-  screened   the other pre-screened candidates (same pool, not trained on)
+`stage_grpo.json` and, if it screened, `stage_prescreen.json`) at temperature 1 on three sets, same seed for both, and
+reports the paired SFT -> SFT+GRPO differences of per-task means with 95% bootstrap intervals:
+  trained    the tasks GRPO trained on (the grpo stage's list; for older runs, the edge tasks of pre-screening)
+  screened   the other candidates (the pre-screened ones, or without pre-screening the GRPO pool), not trained on
   seen       the run's held-out seen view (as learn_cpu's greedy evaluation, but sampled)
 and, beside them, the run's greedy seen-view numbers.
 
@@ -43,6 +43,14 @@ def play_reusing(checkpoint: str, name: str, tasks: list, k: int, seed: int, kno
     new = play(checkpoint, name, todo, k, seed)["per_task"] if todo else {}
     return {"k": k, "reused": len(kept), "per_task": {t.id: kept[t.id] if t.id in kept else new[t.id] for t in tasks}}
 
+def split_candidates(run: Path, pool: list, screened: int | None = None) -> tuple[set, set]:
+    "The ids of `pool` GRPO trained on in `run` and of the first `screened` candidates it did not (pre-screened ones, or the whole pool)."
+    grpo, rates_file = json.loads((run / "stage_grpo.json").read_text()), run / "stage_prescreen.json"
+    rates = json.loads(rates_file.read_text())["rates"] if rates_file.exists() else None
+    candidates = [t for t in pool if t.id in rates] if rates else pool
+    trained = set(grpo["tasks"]) if "tasks" in grpo else {t.id for t in at_the_edge(candidates, rates)}
+    return trained, {t.id for t in [t for t in candidates if t.id not in trained][:screened]}
+
 def compare(before: dict, after: dict, ids: list) -> dict:
     "Means of both models over `ids` and the paired differences of their per-task means."
     keys = ("success", "prove", "calls", "at_limit")
@@ -51,7 +59,7 @@ def compare(before: dict, after: dict, ids: list) -> dict:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--run", required=True, help="a learn_cpu output folder with results.json, stage_sft, stage_grpo and stage_prescreen")
+    ap.add_argument("--run", required=True, help="a learn_cpu output folder with results.json, stage_sft, stage_grpo and, if it screened, stage_prescreen")
     ap.add_argument("--k", type=int, default=8, help="attempts per pre-screened candidate")
     ap.add_argument("--k-seen", type=int, default=1, help="attempts per seen-view task")
     ap.add_argument("--seen", type=int, help="seen-view tasks (default: all the run evaluated)")
@@ -63,13 +71,10 @@ def main(argv=None):
     run = Path(a.run)
     res = json.loads((run / "results.json").read_text())
     views = make_views(res["config"], res["seed"])
-    rates = json.loads((run / "stage_prescreen.json").read_text())["rates"]
-    candidates = [t for t in views["grpo"] if t.id in rates]
-    trained = {t.id for t in at_the_edge(candidates, rates)}
-    untrained = {t.id for t in [t for t in candidates if t.id not in trained][:a.screened]}
-    candidates = [t for t in candidates if t.id in trained | untrained]
+    trained, untrained = split_candidates(run, views["grpo"], a.screened)
+    candidates = [t for t in views["grpo"] if t.id in trained | untrained]
     seen = views["seen_combinations"][:a.seen]
-    ck = {"sft": json.loads((run / "stage_sft.json").read_text())["checkpoint"], "sft+grpo": json.loads((run / "stage_grpo.json").read_text())["checkpoint"]}
+    ck = {m: json.loads((run / f"stage_{m.split('+')[-1]}.json").read_text())["checkpoint"] for m in MODELS}
     out = run / "sampled"; out.mkdir(exist_ok=True)
     known = {"sft": json.loads(Path(a.sft_from).read_text()) if a.sft_from else None, "sft+grpo": None}
     cand = {m: stage(out, f"candidates_{m}", lambda m=m: play_reusing(ck[m], m, candidates, a.k, a.seed, known[m]), True) for m in MODELS}

@@ -288,6 +288,17 @@ def test_sampled_policy_keeps_known_records():
     assert got == {"k": 8, "reused": 2, "per_task": {"b": {"success": 0.0}, "a": {"success": 0.5}}}
     with pytest.raises(SystemExit, match="k=8"): sampled_policy.play_reusing("m", "sft", tasks, 4, 1, known)
 
+def test_sampled_policy_splits_trained_from_untrained(tmp_path):
+    "The trained set is the grpo stage's task list when it has one, else the pre-screened edge; untrained candidates follow in pool order."
+    import sampled_policy
+    from types import SimpleNamespace
+    pool = [SimpleNamespace(id=i) for i in "abcdef"]
+    (tmp_path / "stage_grpo.json").write_text(json.dumps({"checkpoint": "ck", "tasks": ["a", "b"]}))
+    assert sampled_policy.split_candidates(tmp_path, pool, 3) == ({"a", "b"}, {"c", "d", "e"})
+    (tmp_path / "stage_grpo.json").write_text(json.dumps({"checkpoint": "ck"}))  # an older run: the edge of its pre-screening
+    (tmp_path / "stage_prescreen.json").write_text(json.dumps({"rates": {"b": 0.0, "c": 0.5, "e": 1.0, "f": 0.25}}))
+    assert sampled_policy.split_candidates(tmp_path, pool) == ({"c", "f"}, {"b", "e"})
+
 def test_unfinished_episodes_keep_a_share_of_the_trained_rewards():
     "With unfinished=k, an episode cut off at the step limit before replying keeps k of its trained rewards only; finished ones keep theirs."
     from types import SimpleNamespace
