@@ -52,11 +52,9 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
 from prove_nb.evaluate import run_trials
-from prove_nb.grpo import RECIPE_BETA, RECIPE_LIMITS, RECIPE_LR, RECIPE_MAX_NEW, RECIPE_MICRO_BATCH, at_the_edge, paired_gain, pass_rates, plot_learning, recipe_tasks
-from prove_nb.rewards import gold_hash
+from prove_nb.grpo import (RECIPE_BETA, RECIPE_LIMITS, RECIPE_LR, RECIPE_MAX_NEW, RECIPE_MICRO_BATCH, at_the_edge, changes_state, paired_gain, pass_rates,
+                           plot_learning, recipe_tasks, task_kind)
 from prove_nb.rollout import HFPolicy, load_model
-from prove_nb.server import World
-from prove_nb.task import Task
 
 SIZES = {
     "quick": dict(pool=400, seen=12, unseen=8, sft_tasks=24, sft_steps=6, sft_batch=4, prescreen=0, prescreen_k=2, screen="all", grpo_steps=3, group=4,
@@ -78,11 +76,6 @@ def mean(xs) -> float:
     xs = list(xs)
     return sum(xs) / len(xs) if xs else 0.0
 
-def changes_state(task: Task) -> bool: return World.for_task(task).hash() != gold_hash(task)
-
-def stratum(task: Task) -> tuple:
-    "A task's kind for stratified screening: how many gold calls, and whether it changes the state."
-    return (len(task.gold_call_dicts), changes_state(task))
 
 def round_robin(tasks: list, key) -> list:
     "`tasks` reordered to take one from each `key` group in turn (groups in order of first appearance, each in pool order)."
@@ -91,8 +84,8 @@ def round_robin(tasks: list, key) -> list:
     return [t for row in itertools.zip_longest(*groups.values()) for t in row if t is not None]
 
 def screen_candidates(grpo: list, cfg: dict, block: int = 0) -> list:
-    "The `block`-th PRESCREEN GRPO tasks to pre-screen: of all, of those that change the state, or (SCREEN 'stratified') one of each `stratum` in turn."
-    pool = {"all": grpo, "state_changing": [t for t in grpo if changes_state(t)], "stratified": round_robin(grpo, stratum)}[cfg["screen"]]
+    "The `block`-th PRESCREEN GRPO tasks to pre-screen: of all, of those that change the state, or (SCREEN 'stratified') one of each `task_kind` in turn."
+    pool = {"all": grpo, "state_changing": [t for t in grpo if changes_state(t)], "stratified": round_robin(grpo, task_kind)}[cfg["screen"]]
     n = cfg["prescreen"]
     return pool[block * n:(block + 1) * n]
 
@@ -117,6 +110,11 @@ def evaluate(name: str, model_path: str, tasks: list, view: str, out: Path) -> d
     res = view_metrics(per) | {"eval_s": round(wall, 1), "gen_tok_s": round(sum(p["tokens"] for p in per.values()) / wall, 1)}
     print(f"  {name} {view}: " + json.dumps({k: v for k, v in res.items() if k != "stops"}), flush=True)
     return res
+
+def solved_by_kind(per: dict, tasks: list) -> dict:
+    "Per `task_kind` of `tasks`: how many there are and how many each model's per-task records (`per`: model -> records) solved."
+    kinds = {t.id: task_kind(t) for t in tasks}
+    return {k: {"n": n, **{m: sum(r[i]["success"] for i in kinds if kinds[i] == k) for m, r in per.items()}} for k, n in sorted(Counter(kinds.values()).items())}
 
 def paired(a: dict, b: dict, key: str) -> dict:
     "`paired_gain` of per-task records `a` -> `b` on `key`."
@@ -226,7 +224,7 @@ def main(argv=None):
     recall = None if not cfg["recall_steps"] else stage(out, "grpo_recall", lambda: {"checkpoint": str(train_grpo(grpo_tasks, str(out / "grpo_recall"), steps=cfg["recall_steps"],
                                                                              reward="recall+outcome", monitor=("prove",), **grpo_kw))}, a.resume)
     logs = {a.reward: out / "grpo" / "metrics.jsonl", **({"recall+outcome": out / "grpo_recall" / "metrics.jsonl"} if recall else {})}
-    per = {(m, v): json.loads((out / f"eval_{m}_{v}.json").read_text()) for m in ("sft", "sft+grpo") for v in VIEWS}
+    per = {(m, v): json.loads((out / f"eval_{m}_{v}.json").read_text()) for m in models for v in VIEWS}
     res = {"bench": "learn_cpu", "size": size, "config": cfg, "seed": a.seed, "grpo_seed": gseed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr, "grpo_beta": a.grpo_beta, "reward": a.reward,
            "unfinished": a.unfinished, "guide": a.guide, "grpo_tasks": len(grpo_tasks), "sizes": {k: len(v) for k, v in views.items()},
            "sft_from": sft.get("from"), "sft_skipped": sft.get("skipped", 0),
@@ -238,6 +236,7 @@ def main(argv=None):
         res[v] = {m: r[v] for m, r in rows.items()}
         res[v]["paired"] = {k: paired(per[("sft", v)], per[("sft+grpo", v)], key) for k, key in
                             (("success", "success"), ("prove", "prove"), ("calls_per_task", "calls"), ("success_state_only", "state"))}
+        res[v]["solved_by_kind"] = solved_by_kind({m: per[(m, v)] for m in models}, views[v])
     s = res["seen_combinations"]["paired"]
     res["target_met"] = s["success"]["ci95"][0] > 0 and s["success"]["gain"] >= 0.08 and s["calls_per_task"]["gain"] <= 0
     (out / "results.json").write_text(json.dumps(res, indent=1))

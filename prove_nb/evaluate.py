@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .core import parse_message
 from .rewards import align_completion, get_reward, gold_hash, missing_facts
-from .rollout import SMOLLM2, HFPolicy, Limits, OpenAIPolicy, gold_policy, load_model, noop_policy, rollout_batch
+from .rollout import SMOLLM2, HFPolicy, Limits, OpenAIPolicy, gold_policy, load_model, noop_policy, release_memory, rollout_batch
 from .task import Task
 
 # %% auto #0
@@ -51,13 +51,6 @@ def _seed_torch(seed: int):
     "Seed torch's generator when torch is in use (sampling policies draw from it)."
     if "torch" in sys.modules: sys.modules["torch"].manual_seed(seed)
 
-def _release_memory():
-    "Hand the heap that generation freed back to the OS (glibc keeps it: about 1 GB more resident per 20 sampled episodes)."
-    import ctypes, gc
-    gc.collect()
-    try: ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError): pass  # not glibc: nothing to trim
-
 def run_trials(tasks: list, policy, n: int, limits: Limits = EVAL_LIMITS, rewards=EVAL_REWARDS, batch_size: int = 16,
                seed: int = 0, progress: bool = False) -> list:
     "`n` graded attempts at every task, played in batches: one record per attempt, with its `trial` and `seconds`."
@@ -71,7 +64,7 @@ def run_trials(tasks: list, policy, n: int, limits: Limits = EVAL_LIMITS, reward
         trs = rollout_batch([t for t, _ in chunk], policy, limits)
         share = (time.perf_counter() - t0) / len(chunk)
         rows += [{**grade(t, tr, rewards), "trial": j, "seconds": share} for (t, j), tr in zip(chunk, trs)]
-        _release_memory()
+        release_memory()
     return rows
 
 # %% ../nbs/12_eval.ipynb #15571f1e

@@ -16,8 +16,8 @@ from .task import Task
 # %% auto #0
 __all__ = ['SMOLLM2', 'Limits', 'clip_result', 'CallRecord', 'Trajectory', 'Reply', 'Policy', 'ScriptedPolicy', 'gold_reply',
            'gold_policy', 'noop_policy', 'execute', 'rollout_batch', 'rollout', 'cache_dir', 'smollm2_path',
-           'prepare_tokenizer', 'load_model', 'bf16_training', 'chat_view', 'render_prompt', 'reserve',
-           'decode_attention', 'use_decode_attention', 'Generation', 'common_prefix', 'CachedLM', 'HFPolicy',
+           'prepare_tokenizer', 'load_model', 'bf16_training', 'release_memory', 'chat_view', 'render_prompt',
+           'reserve', 'decode_attention', 'use_decode_attention', 'Generation', 'common_prefix', 'CachedLM', 'HFPolicy',
            'OpenAIPolicy']
 
 # %% ../nbs/08_rollout.ipynb #8606d24e
@@ -203,6 +203,13 @@ def bf16_training() -> bool:
     import torch
     if torch.cuda.is_available(): return torch.cuda.is_bf16_supported()
     return bool(getattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)())
+
+def release_memory():
+    "Hand the heap that generation freed back to the OS: glibc keeps it, about 1 GB more resident per 20 sampled episodes."
+    import ctypes, gc
+    gc.collect()
+    try: ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError): pass  # not glibc: nothing to trim
 
 # %% ../nbs/08_rollout.ipynb #faba8078
 def chat_view(messages: list) -> list:

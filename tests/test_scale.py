@@ -334,10 +334,20 @@ def test_learn_cpu_stratified_screening_takes_each_kind_in_turn():
     from prove_nb.grpo import recipe_tasks
     grpo = recipe_tasks(300, 20, seed=3)["grpo"]
     picked = learn_cpu.screen_candidates(grpo, {"screen": "stratified", "prescreen": 8})
-    kinds = list(dict.fromkeys(map(learn_cpu.stratum, grpo)))
-    assert len(kinds) >= 3 and [learn_cpu.stratum(t) for t in picked[:len(kinds)]] == kinds
-    for k in kinds: assert [t for t in picked if learn_cpu.stratum(t) == k] == [t for t in grpo if learn_cpu.stratum(t) == k][:sum(learn_cpu.stratum(t) == k for t in picked)]
+    kinds = list(dict.fromkeys(map(learn_cpu.task_kind, grpo)))
+    assert len(kinds) >= 3 and [learn_cpu.task_kind(t) for t in picked[:len(kinds)]] == kinds
+    for k in kinds: assert [t for t in picked if learn_cpu.task_kind(t) == k] == [t for t in grpo if learn_cpu.task_kind(t) == k][:sum(learn_cpu.task_kind(t) == k for t in picked)]
     assert learn_cpu.round_robin([1, 2, 3, 4, 5, 6], lambda x: x % 3 == 0) == [1, 3, 2, 6, 4, 5]
+
+def test_learn_cpu_counts_solved_tasks_by_kind():
+    "solved_by_kind: per kind of task, how many a view holds and how many each model solved."
+    import learn_cpu
+    from prove_nb.grpo import recipe_tasks, task_kind
+    seen = recipe_tasks(300, 20, seed=3)["seen_combinations"][:8]
+    per = {"sft": {t.id: {"success": 1} for t in seen}, "sft+grpo": {t.id: {"success": int(i == 0)} for i, t in enumerate(seen)}}
+    got = learn_cpu.solved_by_kind(per, seen)
+    assert sum(k["n"] for k in got.values()) == sum(k["sft"] for k in got.values()) == 8 and sum(k["sft+grpo"] for k in got.values()) == 1
+    assert got[task_kind(seen[0])]["sft+grpo"] == 1 and set(got) == {task_kind(t) for t in seen}
 
 def test_sweep_validation_is_disjoint_from_screening_and_training():
     "The sweep's validation tasks come from the GRPO pool but were neither pre-screened nor trained on, in pool order."
