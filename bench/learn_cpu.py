@@ -22,6 +22,7 @@ The recipe (the levers weighed in bench/RESULTS.md):
   With --guide a group whose rollouts all have the same outcome gets the gold episode in its last place when that gives it
   a spread (off-policy guidance): the seventeenth run's edge held 3 read-then-write tasks of 19, so their groups rarely taught.
   With --prescreen 0 --grpo-tasks N, GRPO trains on the first N tasks of its pool, of every kind and pass rate (the eighteenth run, guided).
+  With --grpo-kind K as well, only tasks of that kind (the nineteenth run: read-then-write tasks, each guided three times).
 - GRPO's learning rate and KL coefficient are the recipe's (`RECIPE_LR`, `RECIPE_BETA`), chosen by bench/sweep_grpo.py's sweep;
   bench/results/learn_cpu.json holds the latest full run of this command (the fourteenth); learn_cpu_v8.json the eighth, the
   first with them and the one run that met the target; the sixth ran before the sweep with beta 0 (learn_cpu_v6.json).
@@ -88,6 +89,10 @@ def screen_candidates(grpo: list, cfg: dict, block: int = 0) -> list:
     pool = {"all": grpo, "state_changing": [t for t in grpo if changes_state(t)], "stratified": round_robin(grpo, task_kind)}[cfg["screen"]]
     n = cfg["prescreen"]
     return pool[block * n:(block + 1) * n]
+
+def first_of_kind(tasks: list, kind: str | None, n: int | None) -> list:
+    "The first `n` of `tasks` whose `task_kind` is `kind` (any kind when None; all of them when `n` is None), in order."
+    return [t for t in tasks if kind in (None, task_kind(t))][:n]
 
 def view_metrics(per: dict) -> dict:
     "Summary of one model's per-task records on one view."
@@ -185,6 +190,7 @@ def main(argv=None):
     ap.add_argument("--screen", choices=("all", "state_changing", "stratified"), help="which GRPO tasks to pre-screen (default: the size's)")
     ap.add_argument("--prescreen-from", help="an earlier run's stage_prescreen.json of the same SFT checkpoint: its candidates' pass rates are reused, only new candidates play")
     ap.add_argument("--grpo-tasks", type=int, help="with --prescreen 0: GRPO trains on the first GRPO_TASKS tasks of its pool (default: all), so a run of as many steps trains each once")
+    ap.add_argument("--grpo-kind", help="with --prescreen 0: GRPO trains only on tasks of this `task_kind`, e.g. '2-call write' (the first --grpo-tasks of them)")
     ap.add_argument("--sft-skip", type=int, default=0, help="SFT conversations the --sft-from checkpoint already saw (one epoch, in order)")
     for k in ("sft_steps", "prescreen", "prescreen_k", "grpo_steps", "resample", "recall_steps", "seen", "unseen"): ap.add_argument("--" + k.replace("_", "-"), type=int, help="override the size's value")
     a = ap.parse_args(argv)
@@ -206,7 +212,8 @@ def main(argv=None):
     screen = stage(out, "prescreen", lambda: prescreen(sft["checkpoint"], candidates, cfg["prescreen_k"], gseed,
                                                        known_rates(a.prescreen_from, cfg["prescreen_k"], sft["checkpoint"])) | {"checkpoint": sft["checkpoint"]},
                    a.resume) if cfg["prescreen"] else None
-    grpo_tasks = at_the_edge(candidates, screen["rates"]) if screen else views["grpo"][:a.grpo_tasks]
+    grpo_tasks = at_the_edge(candidates, screen["rates"]) if screen else first_of_kind(views["grpo"], a.grpo_kind, a.grpo_tasks)
+    if not grpo_tasks and not screen: raise SystemExit(f"--grpo-kind: no GRPO task is of kind {a.grpo_kind!r}; kinds are like '1-call read' or '2-call write'")
     if not grpo_tasks: raise SystemExit(f"prescreen: none of {cfg['prescreen']} tasks has a pass rate strictly between 0 and 1: {screen['histogram']}; screen more (--prescreen)")
     print(f"GRPO tasks: {len(grpo_tasks)}" + (f" of {cfg['prescreen']} screened ({screen['histogram']})" if screen else ""), flush=True)
     grpo_kw = dict(model=sft["checkpoint"], group=cfg["group"], batch_size=cfg["group"], lr=a.grpo_lr, beta=a.grpo_beta, limits=LIMITS,
@@ -226,7 +233,7 @@ def main(argv=None):
     logs = {a.reward: out / "grpo" / "metrics.jsonl", **({"recall+outcome": out / "grpo_recall" / "metrics.jsonl"} if recall else {})}
     per = {(m, v): json.loads((out / f"eval_{m}_{v}.json").read_text()) for m in models for v in VIEWS}
     res = {"bench": "learn_cpu", "size": size, "config": cfg, "seed": a.seed, "grpo_seed": gseed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr, "grpo_beta": a.grpo_beta, "reward": a.reward,
-           "unfinished": a.unfinished, "guide": a.guide, "grpo_tasks": len(grpo_tasks), "sizes": {k: len(v) for k, v in views.items()},
+           "unfinished": a.unfinished, "guide": a.guide, "grpo_tasks": len(grpo_tasks), "grpo_kind": a.grpo_kind, "sizes": {k: len(v) for k, v in views.items()},
            "sft_from": sft.get("from"), "sft_skipped": sft.get("skipped", 0),
            "prescreen": {k: screen[k] for k in ("tasks", "k", "edge", "histogram")} if screen else None,
            "seconds": {"sft": sft["stage_s"], **({"prescreen": screen["stage_s"]} if screen else {}), "grpo": grpo["stage_s"], **({"grpo_recall": recall["stage_s"]} if recall else {}),
@@ -248,6 +255,7 @@ def main(argv=None):
         if a.reward != ap.get_default("reward"): name += "_" + a.reward.replace("+", "_")  # nor does another reward's run
         if a.unfinished != 1: name += f"_unfinished{a.unfinished:g}"
         if a.guide: name += "_guided"
+        if a.grpo_kind: name += "_" + a.grpo_kind.replace("-", "").replace(" ", "_")
         (ROOT / "bench" / "results" / f"{name}.json").write_text(json.dumps(res, indent=1))
         plot_learning(arms, ROOT / "bench" / "results" / f"{name}_arms.png", window=3, keys=("reward", "calls_per_episode", "prove/efficiency"))
     for v in VIEWS:

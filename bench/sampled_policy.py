@@ -23,7 +23,8 @@ from prove_nb.evaluate import run_trials
 from prove_nb.grpo import at_the_edge, paired_gain
 from prove_nb.rollout import HFPolicy, load_model
 
-MODELS = ("sft", "sft+grpo")
+STAGES = {"sft": "sft", "sft+grpo": "grpo"}  # each model's stage record in the run folder, which names its checkpoint
+MODELS = tuple(STAGES)
 
 def play(checkpoint: str, name: str, tasks: list, k: int, seed: int) -> dict:
     "Per-task means over `k` attempts at temperature 1: success, PROVE, calls and the share of episodes ending at the step limit."
@@ -47,6 +48,7 @@ def split_candidates(run: Path, pool: list, screened: int | None = None) -> tupl
     "The ids of `pool` GRPO trained on in `run` and of the first `screened` candidates it did not (pre-screened ones, or the whole pool)."
     grpo, rates_file = json.loads((run / "stage_grpo.json").read_text()), run / "stage_prescreen.json"
     rates = json.loads(rates_file.read_text())["rates"] if rates_file.exists() else None
+    if rates is None and screened is None: raise SystemExit(f"{run} did not pre-screen: name how many untrained tasks of its GRPO pool to compare (--screened)")
     candidates = [t for t in pool if t.id in rates] if rates else pool
     trained = set(grpo["tasks"]) if "tasks" in grpo else {t.id for t in at_the_edge(candidates, rates)}
     return trained, {t.id for t in [t for t in candidates if t.id not in trained][:screened]}
@@ -64,7 +66,7 @@ def main(argv=None):
     ap.add_argument("--k-seen", type=int, default=1, help="attempts per seen-view task")
     ap.add_argument("--seen", type=int, help="seen-view tasks (default: all the run evaluated)")
     ap.add_argument("--seed", type=int, default=1, help="sampling seed (pre-screening used the run's seed)")
-    ap.add_argument("--screened", type=int, help="untrained candidates compared: the first N in pool order (default: all)")
+    ap.add_argument("--screened", type=int, help="untrained candidates compared: the first N in pool order (default: every pre-screened one; needed for a run that did not pre-screen)")
     ap.add_argument("--sft-from", help="an earlier check's sampled/stage_candidates_sft.json of the same SFT checkpoint at the same --k: its tasks' records are kept, only the rest play")
     ap.add_argument("--name", help="also write bench/results/NAME.json")
     a = ap.parse_args(argv)
@@ -74,7 +76,7 @@ def main(argv=None):
     trained, untrained = split_candidates(run, views["grpo"], a.screened)
     candidates = [t for t in views["grpo"] if t.id in trained | untrained]
     seen = views["seen_combinations"][:a.seen]
-    ck = {m: json.loads((run / f"stage_{m.split('+')[-1]}.json").read_text())["checkpoint"] for m in MODELS}
+    ck = {m: json.loads((run / f"stage_{s}.json").read_text())["checkpoint"] for m, s in STAGES.items()}
     out = run / "sampled"; out.mkdir(exist_ok=True)
     known = {"sft": json.loads(Path(a.sft_from).read_text()) if a.sft_from else None, "sft+grpo": None}
     cand = {m: stage(out, f"candidates_{m}", lambda m=m: play_reusing(ck[m], m, candidates, a.k, a.seed, known[m]), True) for m in MODELS}

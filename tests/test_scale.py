@@ -298,6 +298,18 @@ def test_sampled_policy_splits_trained_from_untrained(tmp_path):
     (tmp_path / "stage_grpo.json").write_text(json.dumps({"checkpoint": "ck"}))  # an older run: the edge of its pre-screening
     (tmp_path / "stage_prescreen.json").write_text(json.dumps({"rates": {"b": 0.0, "c": 0.5, "e": 1.0, "f": 0.25}}))
     assert sampled_policy.split_candidates(tmp_path, pool) == ({"c", "f"}, {"b", "e"})
+    (tmp_path / "stage_prescreen.json").unlink()
+    with pytest.raises(SystemExit, match="--screened"): sampled_policy.split_candidates(tmp_path, pool)  # not the whole pool, silently
+
+def test_learn_cpu_picks_the_first_tasks_of_a_kind():
+    "--grpo-kind K --grpo-tasks N trains on the first N tasks of kind K in pool order; without a kind, the first N of any."
+    import learn_cpu
+    from prove_nb.grpo import recipe_tasks, task_kind
+    grpo = recipe_tasks(300, 20, seed=3)["grpo"]
+    writes = learn_cpu.first_of_kind(grpo, "2-call write", 4)
+    assert [t.id for t in writes] == [t.id for t in grpo if task_kind(t) == "2-call write"][:4] and len(writes) == 4
+    assert learn_cpu.first_of_kind(grpo, None, 5) == grpo[:5] and learn_cpu.first_of_kind(grpo, None, None) == grpo
+    assert learn_cpu.first_of_kind(grpo, "9-call read", 3) == []
 
 def test_unfinished_episodes_keep_a_share_of_the_trained_rewards():
     "With unfinished=k, an episode cut off at the step limit before replying keeps k of its trained rewards only; finished ones keep theirs."
