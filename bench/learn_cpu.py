@@ -213,8 +213,8 @@ def main(argv=None):
                                                        known_rates(a.prescreen_from, cfg["prescreen_k"], sft["checkpoint"])) | {"checkpoint": sft["checkpoint"]},
                    a.resume) if cfg["prescreen"] else None
     grpo_tasks = at_the_edge(candidates, screen["rates"]) if screen else first_of_kind(views["grpo"], a.grpo_kind, a.grpo_tasks)
-    if not grpo_tasks and not screen: raise SystemExit(f"--grpo-kind: no GRPO task is of kind {a.grpo_kind!r}; kinds are like '1-call read' or '2-call write'")
-    if not grpo_tasks: raise SystemExit(f"prescreen: none of {cfg['prescreen']} tasks has a pass rate strictly between 0 and 1: {screen['histogram']}; screen more (--prescreen)")
+    if not grpo_tasks: raise SystemExit(f"prescreen: none of {cfg['prescreen']} tasks has a pass rate strictly between 0 and 1: {screen['histogram']}; screen more (--prescreen)" if screen else
+                                        f"no GRPO task selected (--grpo-kind {a.grpo_kind!r}, --grpo-tasks {a.grpo_tasks}); kinds are like '1-call read' or '2-call write'")
     print(f"GRPO tasks: {len(grpo_tasks)}" + (f" of {cfg['prescreen']} screened ({screen['histogram']})" if screen else ""), flush=True)
     grpo_kw = dict(model=sft["checkpoint"], group=cfg["group"], batch_size=cfg["group"], lr=a.grpo_lr, beta=a.grpo_beta, limits=LIMITS,
                    max_new_tokens=MAX_NEW, max_completion=1024, seed=gseed, resample=cfg["resample"],
