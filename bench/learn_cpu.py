@@ -23,6 +23,8 @@ The recipe (the levers weighed in bench/RESULTS.md):
   a spread (off-policy guidance): the seventeenth run's edge held 3 read-then-write tasks of 19, so their groups rarely taught.
   With --prescreen 0 --grpo-tasks N, GRPO trains on the first N tasks of its pool, of every kind and pass rate (the eighteenth run, guided).
   With --grpo-kind K as well, only tasks of that kind (the nineteenth run: read-then-write tasks, each guided three times).
+- With --sft-tasks N --sft-steps S, SFT takes the first N conversations of the shuffled training split instead of 288 (the
+  twentieth run: 576 in 144 steps, twice the data, still one pass) and GRPO's pool starts after them.
 - GRPO's learning rate and KL coefficient are the recipe's (`RECIPE_LR`, `RECIPE_BETA`), chosen by bench/sweep_grpo.py's sweep;
   bench/results/learn_cpu.json holds the latest full run of this command (the fourteenth); learn_cpu_v8.json the eighth, the
   first with them and the one run that met the target; the sixth ran before the sweep with beta 0 (learn_cpu_v6.json).
@@ -192,7 +194,7 @@ def main(argv=None):
     ap.add_argument("--grpo-tasks", type=int, help="with --prescreen 0: GRPO trains on the first GRPO_TASKS tasks of its pool (default: all), so a run of as many steps trains each once")
     ap.add_argument("--grpo-kind", help="with --prescreen 0: GRPO trains only on tasks of this `task_kind`, e.g. '2-call write' (the first --grpo-tasks of them)")
     ap.add_argument("--sft-skip", type=int, default=0, help="SFT conversations the --sft-from checkpoint already saw (one epoch, in order)")
-    for k in ("sft_steps", "prescreen", "prescreen_k", "grpo_steps", "resample", "recall_steps", "seen", "unseen"): ap.add_argument("--" + k.replace("_", "-"), type=int, help="override the size's value")
+    for k in ("sft_tasks", "sft_steps", "prescreen", "prescreen_k", "grpo_steps", "resample", "recall_steps", "seen", "unseen"): ap.add_argument("--" + k.replace("_", "-"), type=int, help="override the size's value")
     a = ap.parse_args(argv)
     size = "quick" if a.quick else "full"
     cfg = {**SIZES[size], **{k: v for k, v in vars(a).items() if k in SIZES[size] and v is not None}}
@@ -256,6 +258,7 @@ def main(argv=None):
         if a.unfinished != 1: name += f"_unfinished{a.unfinished:g}"
         if a.guide: name += "_guided"
         if a.grpo_kind: name += "_" + a.grpo_kind.replace("-", "").replace(" ", "_")
+        if cfg["sft_tasks"] != SIZES[size]["sft_tasks"]: name += f"_sft{cfg['sft_tasks']}"
         (ROOT / "bench" / "results" / f"{name}.json").write_text(json.dumps(res, indent=1))
         plot_learning(arms, ROOT / "bench" / "results" / f"{name}_arms.png", window=3, keys=("reward", "calls_per_episode", "prove/efficiency"))
     for v in VIEWS:

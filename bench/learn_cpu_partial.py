@@ -1,10 +1,10 @@
-"""Assemble bench/results/learn_cpu.json from the stages a stopped `bench/learn_cpu.py` run recorded (those missing are named)."""
+"""Assemble bench/results/NAME.json (default learn_cpu.json) from the stages a stopped `bench/learn_cpu.py` run recorded (those missing are named)."""
 import json, sys
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import learn_cpu
 
-def main(out: str, note: str = ""):
+def main(out: str, note: str = "", name: str = "learn_cpu"):
     out, views = Path(out), ("seen_combinations", "unseen_combinations")
     rows = {m: {v: json.loads(f.read_text()) for v in views if (f := out / f"stage_eval_{m}_{v}.json").exists()} for m in ("base", "sft", "sft+grpo")}
     rows = {m: r for m, r in rows.items() if r}
@@ -24,7 +24,7 @@ def main(out: str, note: str = ""):
     s = res["seen_combinations"].get("paired")
     res["target_met"] = bool(s) and s["success"]["ci95"][0] > 0 and s["success"]["gain"] >= 0.08 and s["calls_per_task"]["gain"] <= 0
     (learn_cpu.ROOT / "bench" / "results").mkdir(exist_ok=True)
-    (learn_cpu.ROOT / "bench" / "results" / "learn_cpu.json").write_text(json.dumps(res, indent=1))
+    (learn_cpu.ROOT / "bench" / "results" / f"{name}.json").write_text(json.dumps(res, indent=1))
     print(json.dumps({k: res[k] for k in ("stages", "seconds", "target_met")}))
 
 if __name__ == "__main__":
