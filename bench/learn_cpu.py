@@ -34,7 +34,7 @@ The recipe (the levers weighed in bench/RESULTS.md):
 Held-out views (world seeds 0-5 train, 6-7 never trained on):
   seen_combinations    train-split tool combinations that occur in training, played on the unseen world seeds 6-7
   unseen_combinations  test-split tasks: tool combinations held out of training altogether
-Every model plays the same tasks greedily in bfloat16 (3 assistant steps, 128 new tokens a step, 1,500 characters of a
+Every model plays the same tasks greedily in `fast_dtype()` (bfloat16 where native; 3 assistant steps, 128 new tokens a step, 1,500 characters of a
 tool result read), every call executed live; success is `prove_nb.evaluate.grade`'s: gold final state AND every answer
 fact in the final reply. For SFT -> SFT+GRPO the paired per-task differences get 95% bootstrap intervals.
 
@@ -105,7 +105,7 @@ def view_metrics(per: dict) -> dict:
 
 def evaluate(name: str, model_path: str, tasks: list, view: str, out: Path) -> dict:
     "One view's tasks played greedily by the model at `model_path`: per-task records (kept in `out`) and summary metrics."
-    model, tok = load_model(model_path, dtype="bfloat16")
+    model, tok = load_model(model_path, dtype="auto")
     model.eval()
     tasks = sorted(tasks, key=lambda t: len(json.dumps(t.tools)) + len(t.turns[0].user))  # less padding
     t0 = time.perf_counter()
@@ -131,7 +131,7 @@ def paired(a: dict, b: dict, key: str) -> dict:
 # ------------------------------------------------------------------------------------------------------- training
 def prescreen(checkpoint: str, tasks: list, k: int, seed: int, known: dict | None = None) -> dict:
     "Pass rates of the SFT model over `k` samples at temperature 1 on candidate GRPO tasks (those in `known` not replayed), and how many lie strictly between 0 and 1."
-    model, tok = load_model(checkpoint, dtype="bfloat16")
+    model, tok = load_model(checkpoint, dtype="auto")
     model.eval()
     known = {t.id: known[t.id] for t in tasks if t.id in (known or {})}
     rates = known | pass_rates([t for t in tasks if t.id not in known], HFPolicy(model, tok, MAX_NEW, 1.0, name="sft"), k, LIMITS, batch_size=EVAL_BATCH, seed=seed)

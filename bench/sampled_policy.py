@@ -28,7 +28,7 @@ MODELS = tuple(STAGES)
 
 def play(checkpoint: str, name: str, tasks: list, k: int, seed: int) -> dict:
     "Per-task means over `k` attempts at temperature 1: success, PROVE, calls and the share of episodes ending at the step limit."
-    model, tok = load_model(checkpoint, dtype="bfloat16")
+    model, tok = load_model(checkpoint, dtype="auto")
     model.eval()
     rows = run_trials(tasks, HFPolicy(model, tok, MAX_NEW, 1.0, name=name), k, LIMITS, rewards=("prove",), batch_size=EVAL_BATCH, seed=seed)
     per = {t.id: [r for r in rows if r["task"] == t.id] for t in tasks}

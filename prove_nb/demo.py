@@ -112,7 +112,7 @@ def stage_eval(out: Path, sc: Scale) -> dict:
     tasks = load_view(out, "seen_combinations")[: sc.eval_tasks]
     rows, res = {}, {}
     for name, path in (("base", "smollm2-135m"), ("sft", str(out / "sft" / "checkpoint")), ("sft+grpo", str(out / "grpo" / "checkpoint"))):
-        m, tok = load_model(path, dtype="bfloat16")
+        m, tok = load_model(path, dtype="auto")
         rows[name] = run_trials(tasks, HFPolicy(m, tok, sc.max_new_tokens, name=name), 1, RECIPE_LIMITS, ("prove",), batch_size=10, progress=True)
         rep = summarize(rows[name], tasks, 1, name)
         res[name] = {k: rep[k] for k in ("success", "calls_per_task", "tokens_per_task", "seconds_per_task")} | {"prove": rep["rewards"]["prove"]["mean"]}

@@ -11,7 +11,7 @@ from pathlib import Path
 warnings.filterwarnings("ignore", message="You are using 'rollout_func'")
 
 from .rewards import RewardResult, align_completion, get_reward, gold_hash
-from .rollout import HFPolicy, Limits, bf16_training, chat_view, gold_policy, load_model, release_memory, rollout_batch
+from .rollout import HFPolicy, Limits, native_bfloat16, chat_view, gold_policy, load_model, release_memory, rollout_batch, torch_dtype
 from .server import World
 from .sft import ensure_logprob_kernel
 from .task import Task
@@ -51,11 +51,10 @@ def episode_tokens(tok, messages: list, n_prompt: int, tools: list, max_completi
     return tok(prompt, add_special_tokens=False)["input_ids"], enc["input_ids"][:max_completion], mask[:max_completion]
 
 # %% ../nbs/10_grpo.ipynb #699c90b9
-def sampling_policy(trainer, tok, max_new_tokens: int, temperature: float, dtype: str | None = "bfloat16") -> HFPolicy:
+def sampling_policy(trainer, tok, max_new_tokens: int, temperature: float, dtype: str | None = "auto") -> HFPolicy:
     "An `HFPolicy` on a copy of the trainer's current weights in `dtype` (None: on the weights themselves)."
-    import torch
     model = trainer.accelerator.unwrap_model(trainer.model)
-    if dtype: model = copy.deepcopy(model).to(getattr(torch, dtype)).eval()
+    if dtype: model = copy.deepcopy(model).to(torch_dtype(dtype)).eval()
     return HFPolicy(model, tok, max_new_tokens, temperature)
 
 def score_episodes(rewards, tasks: list[Task], trajs: list, n_prompt: list) -> list[dict]:
@@ -94,7 +93,7 @@ def calls_push(scores: list[dict], n_calls: list, n_tokens: list, trained) -> fl
 # %% ../nbs/10_grpo.ipynb #58e69688
 def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128,
                       temperature: float = 1.0, rewards=("prove",), resample: int = 0, seed: int = 0, policy_for=None, worlds=None,
-                      gen_dtype: str | None = "bfloat16", monitor=(), resample_on=None, unfinished: float = 1.0, guide: bool = False):
+                      gen_dtype: str | None = "auto", monitor=(), resample_on=None, unfinished: float = 1.0, guide: bool = False):
     "A TRL `rollout_func` that plays tasks live, scores them as they ran (`rewards`, and `monitor` ones only logged), and returns tokens, env masks and the scores."
     by_id, rng = {t.id: t for t in tasks}, random.Random(seed)
     judged = tuple(resample_on or rewards)  # the rewards whose spread makes a group worth training on
@@ -203,7 +202,7 @@ def train_grpo(tasks: list[Task], out_dir: str, model: str = "smollm2-135m", ste
                group: int = 4, batch_size: int = 4, lr: float = 1e-6, beta: float = 0.01, loss_type: str = "dapo",
                limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128, max_completion: int = 1024,
                temperature: float = 1.0, lora_rank: int | None = None, seed: int = 0, resample: int = 0,
-               gen_dtype: str | None = "bfloat16", policy_for=None, monitor: tuple = (), resume: bool = False,
+               gen_dtype: str | None = "auto", policy_for=None, monitor: tuple = (), resume: bool = False,
                micro_batch: int | None = None, resample_on: tuple | None = None, save_every: int = 0, unfinished: float = 1.0,
                guide: bool = False) -> Path:
     "Train `model` with GRPO on live rollouts of `tasks`, rewarded by the sum of the rewards in `reward` (`monitor` ones only logged); returns the checkpoint folder."
@@ -220,7 +219,7 @@ def train_grpo(tasks: list[Task], out_dir: str, model: str = "smollm2-135m", ste
                       gradient_accumulation_steps=batch_size // micro,
                       num_generations=group, beta=beta, loss_type=loss_type, temperature=temperature, logging_steps=1,
                       max_completion_length=max_completion, save_strategy="steps" if save_every else "no", save_steps=max(save_every, 1), save_total_limit=1,
-                      report_to=[], seed=seed, bf16=bf16_training(), use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False,
+                      report_to=[], seed=seed, bf16=native_bfloat16(), use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False,
                       reward_weights=[1.0] * len(names) + [0.0] * len(monitor))
     rollout_func = make_rollout_func(tasks, tok, limits, max_new_tokens, temperature, names, resample, seed, policy_for=policy_for, gen_dtype=gen_dtype,
                                      monitor=monitor, resample_on=resample_on, unfinished=unfinished, guide=guide)
@@ -331,7 +330,7 @@ def recipe_run(out_dir, views: dict, sft_steps: int, grpo_steps: int, group: int
                       micro_batch=min(group, RECIPE_MICRO_BATCH))
     tasks, rows = views["seen_combinations"][:eval_tasks], {}
     for name, ck in (("sft", sft), ("sft+grpo", grpo)):
-        m, tok = load_model(str(ck), dtype="bfloat16")
+        m, tok = load_model(str(ck), dtype="auto")
         rows[name] = run_trials(tasks, HFPolicy(m, tok, max_new_tokens, name=name), 1, RECIPE_LIMITS, ("prove",), batch_size=10)
     return {"sft": sft, "grpo": grpo, "rows": rows, "paired": graded_gains(rows["sft"], rows["sft+grpo"])}
 

@@ -16,9 +16,9 @@ from .task import Task
 # %% auto #0
 __all__ = ['SMOLLM2', 'Limits', 'clip_result', 'CallRecord', 'Trajectory', 'Reply', 'Policy', 'ScriptedPolicy', 'gold_reply',
            'gold_policy', 'noop_policy', 'execute', 'rollout_batch', 'rollout', 'cache_dir', 'smollm2_path',
-           'prepare_tokenizer', 'load_model', 'bf16_training', 'release_memory', 'chat_view', 'render_prompt',
-           'reserve', 'decode_attention', 'use_decode_attention', 'Generation', 'common_prefix', 'CachedLM', 'HFPolicy',
-           'OpenAIPolicy']
+           'prepare_tokenizer', 'load_model', 'release_memory', 'native_bfloat16', 'fast_dtype', 'torch_dtype',
+           'chat_view', 'render_prompt', 'reserve', 'decode_attention', 'use_decode_attention', 'Generation',
+           'common_prefix', 'CachedLM', 'HFPolicy', 'OpenAIPolicy']
 
 # %% ../nbs/08_rollout.ipynb #8606d24e
 @dataclass
@@ -188,21 +188,14 @@ def prepare_tokenizer(tok):
     return tok
 
 def load_model(name_or_path: str = SMOLLM2, dtype: str = "float32"):
-    "A causal LM and its prepared tokenizer: `smollm2-135m`, a checkpoint folder, or a Hub name."
-    import torch
+    "A causal LM and its prepared tokenizer: `smollm2-135m`, a checkpoint folder, or a Hub name; dtype 'auto' is `fast_dtype()`."
     from transformers import AutoModelForCausalLM, AutoTokenizer
     path = smollm2_path() if name_or_path == SMOLLM2 else name_or_path
     tok = prepare_tokenizer(AutoTokenizer.from_pretrained(path))
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype))
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype(dtype))
     model.generation_config.eos_token_id = tok.eos_token_id
     model.generation_config.pad_token_id = tok.pad_token_id
     return model, tok
-
-def bf16_training() -> bool:
-    "Whether to train in bfloat16 mixed precision: on a GPU that supports it, or a CPU with native bfloat16 (AVX512-BF16)."
-    import torch
-    if torch.cuda.is_available(): return torch.cuda.is_bf16_supported()
-    return bool(getattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)())
 
 def release_memory():
     "Hand the heap that generation freed back to the OS: glibc keeps it, about 1 GB more resident per 20 sampled episodes."
@@ -210,6 +203,23 @@ def release_memory():
     gc.collect()
     try: ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError): pass  # not glibc: nothing to trim
+
+# %% ../nbs/08_rollout.ipynb #d7a1b002
+def native_bfloat16() -> bool:
+    "Whether this device computes bfloat16 natively: a GPU that supports it, or a CPU with AVX512-BF16 or AMX."
+    import torch
+    if torch.cuda.is_available(): return torch.cuda.is_bf16_supported()
+    return any(getattr(torch.cpu, f, lambda: False)() for f in ("_is_avx512_bf16_supported", "_is_amx_tile_supported"))
+
+def fast_dtype() -> str:
+    "The dtype to generate in: bfloat16 where it is native, float32 where it would be emulated (several times slower)."
+    return "bfloat16" if native_bfloat16() else "float32"
+
+def torch_dtype(dtype: str):
+    "The torch dtype named `dtype` ('float32', 'bfloat16', ...), 'auto' being `fast_dtype()`."
+    import torch
+    return getattr(torch, fast_dtype() if dtype == "auto" else dtype)
+
 
 # %% ../nbs/08_rollout.ipynb #faba8078
 def chat_view(messages: list) -> list:

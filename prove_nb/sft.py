@@ -7,7 +7,7 @@ from __future__ import annotations
 import json, time
 from pathlib import Path
 
-from .rollout import bf16_training, chat_view, gold_policy, rollout_batch, load_model, Limits
+from .rollout import native_bfloat16, chat_view, gold_policy, rollout_batch, load_model, Limits
 from .task import Task
 
 # %% auto #0
@@ -87,7 +87,7 @@ def train_sft(tasks: list[Task], out_dir: str, model: str = "smollm2-135m", step
     m, tok = load_model(model)
     ds = sft_dataset(tasks, tok, max_length, max_result_chars)
     args = SFTConfig(output_dir=str(out_dir), max_steps=steps, learning_rate=lr, per_device_train_batch_size=batch_size,
-                     logging_steps=1, save_strategy="no", report_to=[], seed=seed, bf16=bf16_training(),
+                     logging_steps=1, save_strategy="no", report_to=[], seed=seed, bf16=native_bfloat16(),
                      use_cpu=not torch.cuda.is_available(), max_length=max_length,
                      lr_scheduler_type="cosine", warmup_steps=max(1, steps // 10))
     callbacks = [log_fn] if log_fn else []
