@@ -1,6 +1,7 @@
 """Generation in float32 against bfloat16 on this CPU, side by side: what `fast_dtype()` decides.
 
-Both arms run in one process, alternating (float32, bfloat16, float32, ...), so a change of load hits both:
+Both arms run in one process, after one warm-up generation each, alternating (float32, bfloat16, float32, ...), so a
+change of load hits both:
   prefill/decode  `CachedLM` reads ROWS random prompts of PROMPT tokens and decodes NEW tokens greedily
   evaluate        the learning benchmark's evaluation path: TASKS held-out recipe tasks played greedily
                   (`run_trials`, the recipe's limits, 128 new tokens a step, batches of 10), every call executed live
@@ -42,12 +43,13 @@ def main(argv=None):
     a = ap.parse_args(argv)
     import torch
     from prove_nb.grpo import recipe_tasks
-    from prove_nb.rollout import fast_dtype, load_model, native_bfloat16
+    from prove_nb.rollout import CachedLM, fast_dtype, load_model, native_bfloat16
     base, tok = load_model("smollm2-135m")
     models = {"float32": base.eval(), "bfloat16": load_model("smollm2-135m", dtype="bfloat16")[0].eval()}
     g = torch.Generator().manual_seed(0)
     prompts = [torch.randint(100, 20000, (a.prompt,), generator=g).tolist() for _ in range(a.rows)]
     tasks = recipe_tasks(400, 24, 0)["seen_combinations"][:a.tasks]
+    for m in models.values(): CachedLM(m, tok).generate(prompts, 2)  # warm-up: the first call of each dtype pays one-time costs
     runs = {d: {"prefill_s": [], "decode_ms": [], "eval_s": [], "eval_tokens": [], "success": None} for d in models}
     for _ in range(a.rounds):
         for d, m in models.items():
