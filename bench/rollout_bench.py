@@ -7,7 +7,8 @@ Arms (each in its own process, so that peak memory is its own):
   cached_bf16_copying  `CachedLM` on a bfloat16 copy as it was before the cache kept room for the reply: transformers'
                  `DynamicCache` copies every layer's whole cache at each decoded token, and SDPA's CPU kernel attends the
                  one new query (`prove_nb.rollout.reserve` and `use_decode_attention` switched off in this arm's process)
-  cached_bf16    `CachedLM` on a bfloat16 copy of the weights: what `train_grpo` does by default
+  cached_bf16    `CachedLM` on a bfloat16 copy of the weights: what `train_grpo` does where bfloat16 is native (`fast_dtype()`)
+  cached_fp32_copy  `CachedLM` on a float32 copy of the weights: what `train_grpo` does where it is not (an AVX2 CPU)
 Each arm plays the same tasks (TASKS tasks x GROUP samples, temperature 1, the recipe's limits) and then runs
 GRPO_STEPS GRPO steps from the same checkpoint with the same seed. Reported per arm: rollout seconds, generated
 tokens per second, prompt tokens read, GRPO seconds per step, policy tokens per second of a step, peak RSS.
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
-ARMS = ("generate_fp32", "cached_fp32", "cached_bf16_copying", "cached_bf16")
+ARMS = ("generate_fp32", "cached_fp32", "cached_bf16_copying", "cached_bf16", "cached_fp32_copy")
 
 def generate_policy(model, tok, max_new_tokens, temperature):
     "The engine before `CachedLM`: `model.generate` on the whole re-rendered conversation at every step."
@@ -44,6 +45,7 @@ def arm_policy(arm, model, tok, max_new_tokens, temperature):
     from prove_nb.rollout import HFPolicy
     if arm == "generate_fp32": return generate_policy(model, tok, max_new_tokens, temperature)
     if arm.startswith("cached_bf16"): model = copy.deepcopy(model).to(torch.bfloat16)
+    if arm == "cached_fp32_copy": model = copy.deepcopy(model)  # in GRPO, eval() on the trainer's own model would log its metrics as eval_*
     return HFPolicy(model.eval(), tok, max_new_tokens, temperature)
 
 def run_arm(arm: str, model_path: str, n_tasks: int, group: int, grpo_steps: int, seed: int) -> dict:
