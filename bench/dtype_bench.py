@@ -10,7 +10,7 @@ and success per task in each arm (greedy choices between nearly tied tokens may 
 
     python bench/dtype_bench.py                  # 10 rows x 800 tokens, 32 new; 10 tasks; 2 rounds
 """
-import argparse, json, platform, statistics, sys, time
+import argparse, json, statistics, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,7 +43,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     import torch
     from prove_nb.grpo import recipe_tasks
-    from prove_nb.rollout import CachedLM, fast_dtype, load_model, native_bfloat16
+    from prove_nb.rollout import CachedLM, compute_facts, load_model
     base, tok = load_model("smollm2-135m")
     models = {"float32": base.eval(), "bfloat16": load_model("smollm2-135m", dtype="bfloat16")[0].eval()}
     g = torch.Generator().manual_seed(0)
@@ -65,10 +65,7 @@ def main(argv=None):
     f, b = out["float32"], out["bfloat16"]
     out["bfloat16_over_float32"] = {"prefill": round(b["prefill_s"] / f["prefill_s"], 2), "decode": round(b["decode_ms_per_step"] / f["decode_ms_per_step"], 2),
                                     "evaluate": round(b["eval_s"] / f["eval_s"], 2)}
-    cpu = next((l.split(":", 1)[1].strip() for l in Path("/proc/cpuinfo").read_text().splitlines() if l.startswith("model name")), platform.machine()) \
-        if Path("/proc/cpuinfo").exists() else platform.machine()
-    out["machine"] = {"cpu": cpu, "capability": torch.backends.cpu.get_cpu_capability(),
-                      "native_bfloat16": native_bfloat16(), "fast_dtype": fast_dtype(), "threads": torch.get_num_threads()}
+    out["machine"] = compute_facts()
     out["sizes"] = {k: v for k, v in vars(a).items() if k != "out"}
     Path(a.out).write_text(json.dumps(out, indent=1))
     print(json.dumps({k: out[k] for k in ("bfloat16_over_float32", "machine")}, indent=1))

@@ -57,7 +57,7 @@ os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 from prove_nb.evaluate import run_trials
 from prove_nb.grpo import (RECIPE_BETA, RECIPE_LIMITS, RECIPE_LR, RECIPE_MAX_NEW, RECIPE_MICRO_BATCH, at_the_edge, changes_state, paired_gain, pass_rates,
                            plot_learning, recipe_tasks, task_kind)
-from prove_nb.rollout import HFPolicy, load_model
+from prove_nb.rollout import HFPolicy, compute_facts, load_model
 
 SIZES = {
     "quick": dict(pool=400, seen=12, unseen=8, sft_tasks=24, sft_steps=6, sft_batch=4, prescreen=0, prescreen_k=2, screen="all", grpo_steps=3, group=4,
@@ -201,7 +201,8 @@ def main(argv=None):
     out = Path(a.out or ROOT / "runs" / f"learn_cpu-{size}"); out.mkdir(parents=True, exist_ok=True)
     from prove_nb.sft import train_sft
     from prove_nb.grpo import train_grpo
-    t_all = time.perf_counter()
+    t_all, machine = time.perf_counter(), compute_facts()
+    print("machine: " + json.dumps(machine), flush=True)  # without native bfloat16, SFT and GRPO train in float32: about 3x slower (bench/RESULTS.md)
     views = make_views(cfg, a.seed)
     print("tasks: " + ", ".join(f"{k} {len(v)}" for k, v in views.items()), flush=True)
     skip = a.sft_skip if a.sft_from else 0
@@ -234,7 +235,7 @@ def main(argv=None):
                                                                              reward="recall+outcome", monitor=("prove",), **grpo_kw))}, a.resume)
     logs = {a.reward: out / "grpo" / "metrics.jsonl", **({"recall+outcome": out / "grpo_recall" / "metrics.jsonl"} if recall else {})}
     per = {(m, v): json.loads((out / f"eval_{m}_{v}.json").read_text()) for m in models for v in VIEWS}
-    res = {"bench": "learn_cpu", "size": size, "config": cfg, "seed": a.seed, "grpo_seed": gseed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr, "grpo_beta": a.grpo_beta, "reward": a.reward,
+    res = {"bench": "learn_cpu", "size": size, "machine": machine, "config": cfg, "seed": a.seed, "grpo_seed": gseed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr, "grpo_beta": a.grpo_beta, "reward": a.reward,
            "unfinished": a.unfinished, "guide": a.guide, "grpo_tasks": len(grpo_tasks), "grpo_kind": a.grpo_kind, "sizes": {k: len(v) for k, v in views.items()},
            "sft_from": sft.get("from"), "sft_skipped": sft.get("skipped", 0),
            "prescreen": {k: screen[k] for k in ("tasks", "k", "edge", "histogram")} if screen else None,

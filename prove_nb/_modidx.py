@@ -464,6 +464,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                   'prove_nb.rollout.chat_view': ('rollout.html#chat_view', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.clip_result': ('rollout.html#clip_result', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.common_prefix': ('rollout.html#common_prefix', 'prove_nb/rollout.py'),
+                                  'prove_nb.rollout.compute_facts': ('rollout.html#compute_facts', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.decode_attention': ('rollout.html#decode_attention', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.execute': ('rollout.html#execute', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.fast_dtype': ('rollout.html#fast_dtype', 'prove_nb/rollout.py'),

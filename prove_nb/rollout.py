@@ -17,8 +17,8 @@ from .task import Task
 __all__ = ['SMOLLM2', 'Limits', 'clip_result', 'CallRecord', 'Trajectory', 'Reply', 'Policy', 'ScriptedPolicy', 'gold_reply',
            'gold_policy', 'noop_policy', 'execute', 'rollout_batch', 'rollout', 'cache_dir', 'smollm2_path',
            'prepare_tokenizer', 'load_model', 'release_memory', 'native_bfloat16', 'fast_dtype', 'torch_dtype',
-           'chat_view', 'render_prompt', 'reserve', 'decode_attention', 'use_decode_attention', 'Generation',
-           'common_prefix', 'CachedLM', 'HFPolicy', 'OpenAIPolicy']
+           'compute_facts', 'chat_view', 'render_prompt', 'reserve', 'decode_attention', 'use_decode_attention',
+           'Generation', 'common_prefix', 'CachedLM', 'HFPolicy', 'OpenAIPolicy']
 
 # %% ../nbs/08_rollout.ipynb #8606d24e
 @dataclass
@@ -219,6 +219,15 @@ def torch_dtype(dtype: str):
     "The torch dtype named `dtype` ('float32', 'bfloat16', ...), 'auto' being `fast_dtype()`."
     import torch
     return getattr(torch, fast_dtype() if dtype == "auto" else dtype)
+
+def compute_facts() -> dict:
+    "What sets generation and training speed here: CPU model and vector capability, GPU, native bfloat16, torch threads."
+    import platform, torch
+    info = Path("/proc/cpuinfo")
+    names = [l.split(":", 1)[1].strip() for l in info.read_text().splitlines() if l.startswith("model name")] if info.exists() else []
+    return {"cpu": names[0] if names else platform.machine(), "capability": torch.backends.cpu.get_cpu_capability(),
+            "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None, "native_bfloat16": native_bfloat16(),
+            "fast_dtype": fast_dtype(), "threads": torch.get_num_threads()}
 
 
 # %% ../nbs/08_rollout.ipynb #faba8078
