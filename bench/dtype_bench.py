@@ -58,7 +58,7 @@ def main(argv=None):
             r = runs[d]
             r["prefill_s"].append(round(p, 2)); r["decode_ms"].append(round(dec, 1)); r["eval_s"].append(round(s, 1)); r["eval_tokens"].append(n); r["success"] = ok
             print(d, json.dumps({k: v[-1] for k, v in r.items() if k != "success"}), flush=True)
-    med = lambda xs: statistics.median(xs)
+    med = statistics.median
     out = {d: {"prefill_s": med(r["prefill_s"]), "decode_ms_per_step": med(r["decode_ms"]), "eval_s": med(r["eval_s"]),
                "eval_tok_s": round(sum(r["eval_tokens"]) / sum(r["eval_s"]), 1), "success": r["success"], "rounds": {k: r[k] for k in ("prefill_s", "decode_ms", "eval_s", "eval_tokens")}}
            for d, r in runs.items()}

@@ -34,9 +34,9 @@ The recipe (the levers weighed in bench/RESULTS.md):
 Held-out views (world seeds 0-5 train, 6-7 never trained on):
   seen_combinations    train-split tool combinations that occur in training, played on the unseen world seeds 6-7
   unseen_combinations  test-split tasks: tool combinations held out of training altogether
-Every model plays the same tasks greedily in `fast_dtype()` (bfloat16 where native; 3 assistant steps, 128 new tokens a step, 1,500 characters of a
-tool result read), every call executed live; success is `prove_nb.evaluate.grade`'s: gold final state AND every answer
-fact in the final reply. For SFT -> SFT+GRPO the paired per-task differences get 95% bootstrap intervals.
+Every model plays the same tasks greedily in `fast_dtype()` (bfloat16 where it is native; 3 assistant steps, 128 new
+tokens a step, 1,500 characters of a tool result read), every call executed live; success is `prove_nb.evaluate.grade`'s:
+gold final state AND every answer fact in the final reply. For SFT -> SFT+GRPO the paired per-task differences get 95% bootstrap intervals.
 
     python bench/learn_cpu.py --quick     # a few minutes: the same pipeline at toy sizes
     python bench/learn_cpu.py             # the benchmark: at most 90 minutes on 2 cores
