@@ -267,6 +267,16 @@ def test_learn_cpu_prescreen_reuses_known_rates(tmp_path):
     for k, ck in ((2, "ck"), (4, "other")):
         with pytest.raises(SystemExit, match="prescreen-from"): learn_cpu.known_rates(str(tmp_path / "p.json"), k, ck)
 
+def test_learn_cpu_runs_reads_every_evaluated_run():
+    "bench/learn_cpu_runs.py: one row per result file with a paired seen view, in run order; the paired standard error from won/lost counts."
+    import learn_cpu_runs as lr
+    assert lr.paired_se({"n": 4, "gain": 0.5, "better": 2, "worse": 0}) == pytest.approx(((2 / 4 - 0.25) / 4) ** 0.5)
+    rows = lr.runs()
+    assert [r["number"] for r in rows][:4] == ["6", "7", "8", "8 (seed 1)"] and "learn_cpu_v8" in [r["run"] for r in rows if r["met"]]
+    s = lr.summary(rows)
+    assert s["runs"] == len(rows) and s["positive"] + s["negative"] <= len(rows) and s["target_met"] == sum(r["met"] for r in rows)
+    assert lr.table(rows).count("\n") == len(rows) + 1
+
 def test_sampled_policy_pairs_per_task_means():
     "bench/sampled_policy.py compares two models' per-task means over the same ids: both means and the paired differences."
     import sampled_policy
