@@ -2,9 +2,9 @@
 
     python bench/learn_cpu_runs.py    # reads bench/results/learn_cpu*.json, writes bench/results/learn_cpu_runs.{md,png}
 
-The runs share the evaluation tasks (seed 0) and most share an SFT checkpoint, so they are not independent draws: the
-spread of their gains is a floor on the noise a single run's gain carries, not a test."""
-import json, math, sys
+The runs share the evaluation tasks (seed 0) and most share an SFT checkpoint, so they are not independent draws: their
+spread is a reading of how much GRPO's randomness and the recipe changes move the gain, not a test."""
+import json, math
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -17,11 +17,12 @@ def run_number(stem: str) -> str:
     return NUMBERED.get(stem) or stem.removeprefix("learn_cpu_v").replace("_seed1", " (seed 1)")
 
 def order(row: dict) -> tuple:
+    "Sort key: the run's number, then its suffix."
     n = row["number"]
     return int("".join(c for c in n.split()[0] if c.isdigit())), n
 
 def lever(d: dict) -> str:
-    "What a run changed, from its recorded options."
+    "What a run changed, from its recorded options (runs 6-9 did not record the reward, PROVE + outcome; runs 6-7 not beta, 0)."
     ps = d.get("prescreen") or {}
     parts = [f"reward {d.get('reward') or 'prove+outcome'}", f"beta {d.get('grpo_beta')}" if d.get("grpo_beta") is not None else "beta 0",
              f"prescreen {ps['tasks']} ({ps['edge']} edge)" if ps else "no prescreen"]
@@ -87,4 +88,4 @@ def main():
     print(md)
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
