@@ -4,7 +4,7 @@
 
 The runs share the evaluation tasks (seed 0) and most share an SFT checkpoint, so they are not independent draws: their
 spread is a reading of how much GRPO's randomness and the recipe changes move the gain, not a test."""
-import json, math
+import json, math, statistics
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,9 +53,8 @@ def runs() -> list[dict]:
 def summary(rows: list[dict]) -> dict:
     "Mean gain over runs, its spread, and the count of runs on each side of zero."
     g = [r["gain"] for r in rows]
-    m = sum(g) / len(g)
-    return {"runs": len(g), "mean_gain": round(m, 4), "sd_gain": round(math.sqrt(sum((x - m) ** 2 for x in g) / (len(g) - 1)), 4),
-            "median_within_run_se": round(sorted(r["se"] for r in rows)[len(rows) // 2], 4),
+    return {"runs": len(g), "mean_gain": round(statistics.mean(g), 4), "sd_gain": round(statistics.stdev(g), 4),
+            "median_within_run_se": round(statistics.median(r["se"] for r in rows), 4),
             "positive": sum(x > 0 for x in g), "negative": sum(x < 0 for x in g), "target_met": sum(r["met"] for r in rows),
             "fewer_calls": sum(r["calls"] < 0 for r in rows)}
 
