@@ -79,7 +79,8 @@ def ensure_logprob_kernel() -> str:
 
 # %% ../nbs/09_sft.ipynb #9414a9bc
 def train_sft(tasks: list[Task], out_dir: str, model: str = "smollm2-135m", steps: int = 50, lr: float = 5e-5,
-              batch_size: int = 4, max_length: int = 2048, seed: int = 0, max_result_chars: int | None = None, log_fn=None) -> Path:
+              batch_size: int = 4, max_length: int = 2048, seed: int = 0, max_result_chars: int | None = None, log_fn=None,
+              gradient_checkpointing: bool = True) -> Path:
     "Fine-tune `model` on the gold conversations of `tasks`; returns the checkpoint folder."
     import torch
     from trl import SFTConfig, SFTTrainer
@@ -89,7 +90,7 @@ def train_sft(tasks: list[Task], out_dir: str, model: str = "smollm2-135m", step
     args = SFTConfig(output_dir=str(out_dir), max_steps=steps, learning_rate=lr, per_device_train_batch_size=batch_size,
                      logging_steps=1, save_strategy="no", report_to=[], seed=seed, bf16=native_bfloat16(),
                      use_cpu=not torch.cuda.is_available(), max_length=max_length,
-                     lr_scheduler_type="cosine", warmup_steps=max(1, steps // 10))
+                     lr_scheduler_type="cosine", warmup_steps=max(1, steps // 10), gradient_checkpointing=gradient_checkpointing)
     callbacks = [log_fn] if log_fn else []
     trainer = SFTTrainer(model=m, args=args, train_dataset=ds, processing_class=tok, callbacks=callbacks)
     trainer.train()
