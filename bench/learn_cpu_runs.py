@@ -4,8 +4,10 @@
 
 The runs share the evaluation tasks (seed 0) and most share an SFT checkpoint, so they are not independent draws: their
 spread is a reading of how much GRPO's randomness and the recipe changes move the gain, not a test."""
-import json, math, statistics
+import json, math, statistics, sys
 from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import learn_cpu
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
@@ -26,6 +28,8 @@ def lever(d: dict) -> str:
     ps = d.get("prescreen") or {}
     parts = [f"reward {d.get('reward') or 'prove+outcome'}", f"beta {d.get('grpo_beta')}" if d.get("grpo_beta") is not None else "beta 0",
              f"prescreen {ps['tasks']} ({ps['edge']} edge)" if ps else "no prescreen"]
+    cfg, full = d.get("config") or {}, learn_cpu.SIZES["full"]
+    if any(k in cfg and cfg[k] != full[k] for k in ("sft_tasks", "sft_steps")): parts.insert(0, f"SFT {cfg['sft_tasks']} conversations, {cfg['sft_steps']} steps")
     if d.get("grpo_tasks"): parts.append(f"{d['grpo_tasks']} GRPO tasks" + (f" of kind {d['grpo_kind']}" if d.get("grpo_kind") else ""))
     if d.get("guide"): parts.append("guided")
     if d.get("unfinished") not in (None, 1.0): parts.append(f"unfinished {d['unfinished']}")
