@@ -4,14 +4,15 @@
 
 # %% ../nbs/10_grpo.ipynb #1f6c5292
 from __future__ import annotations
-import copy, json, random, re, warnings
+import copy, json, random, warnings
 from contextlib import nullcontext
+from dataclasses import dataclass, field
 from pathlib import Path
 # rollout_func is TRL's experimental hook and every GRPO path here plays live episodes through it (CPU, Unsloth, multi-GPU)
 warnings.filterwarnings("ignore", message="You are using 'rollout_func'")
 
 from .rewards import RewardResult, align_completion, get_reward, gold_hash
-from .rollout import HFPolicy, Limits, native_bfloat16, chat_view, gold_policy, load_model, release_memory, rollout_batch, torch_dtype
+from .rollout import SAMPLED, HFPolicy, Limits, native_bfloat16, episode_token_record, gold_policy, load_model, release_memory, rollout_batch, torch_dtype
 from .server import World
 from .sft import ensure_logprob_kernel
 from .task import Task
@@ -19,11 +20,11 @@ from .task import Task
 # %% auto #0
 __all__ = ['UNFINISHED', 'LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'RECIPE_MAX_NEW',
            'RECIPE_MICRO_BATCH', 'RECIPE_LR', 'RECIPE_BETA', 'tagged_prompt', 'grpo_dataset', 'episode_tokens',
-           'sampling_policy', 'score_episodes', 'scale_unfinished', 'informative', 'calls_gap', 'calls_push',
-           'make_rollout_func', 'episode_reward', 'lora_config', 'JsonlLogger', 'plot_metrics', 'reward_names',
-           'train_grpo', 'tool_combination', 'world_index', 'changes_state', 'task_kind', 'recipe_tasks', 'pass_rates',
-           'at_the_edge', 'paired_gain', 'graded_gains', 'moving_average', 'plot_learning', 'recipe_run',
-           'before_after']
+           'fit_budget', 'sampling_policy', 'score_episodes', 'scale_unfinished', 'informative', 'calls_gap',
+           'calls_push', 'make_rollout_func', 'episode_reward', 'lora_config', 'JsonlLogger', 'plot_metrics',
+           'reward_names', 'GRPOSettings', 'grpo_config', 'train_grpo', 'tool_combination', 'world_index',
+           'changes_state', 'task_kind', 'recipe_tasks', 'pass_rates', 'at_the_edge', 'paired_gain', 'graded_gains',
+           'moving_average', 'plot_learning', 'recipe_run', 'before_after']
 
 # %% ../nbs/10_grpo.ipynb #858b8a1a
 def tagged_prompt(t: Task) -> list[dict]:
@@ -36,19 +37,20 @@ def grpo_dataset(tasks: list[Task]):
     return Dataset.from_list([{"prompt": tagged_prompt(t)} for t in tasks])
 
 # %% ../nbs/10_grpo.ipynb #ed050569
-_ASSISTANT = re.compile(r"<\|im_start\|>assistant\n(.*?<\|im_end\|>)", re.S)
+def episode_tokens(tok, messages: list, n_prompt: int, tools: list) -> dict:
+    "What GRPO trains of an episode: prompt ids, completion ids through the model's last token, its mask and sampling log-probs, and how many trained ids differ from the sampled ones."
+    ep = episode_token_record(tok, messages, tools, n_prompt)
+    end = max((j + 1 for j, m in enumerate(ep.mask) if m), default=0)  # results read after the last decision train nothing
+    sampled = [i for m in messages[n_prompt:] if SAMPLED in m for i in m[SAMPLED]["ids"]]
+    trained = [i for i, m in zip(ep.ids, ep.mask) if m]
+    mismatched = sum(a != b for a, b in zip(trained, sampled)) + abs(len(trained) - len(sampled)) if sampled else 0
+    return {"prompt_ids": ep.prompt, "completion_ids": ep.ids[:end], "env_mask": ep.mask[:end], "logprobs": ep.logprobs[:end], "mismatched": mismatched}
 
-def episode_tokens(tok, messages: list, n_prompt: int, tools: list, max_completion: int) -> tuple[list, list, list]:
-    "Prompt ids, completion ids and env mask (1 on assistant tokens) of an episode."
-    prompt = tok.apply_chat_template(chat_view(messages[:n_prompt]), tools=tools or None, add_generation_prompt=True, tokenize=False)
-    full = tok.apply_chat_template(chat_view(messages), tools=tools or None, tokenize=False)
-    comp = full[len(prompt):] if full.startswith(prompt) else full[len(prompt) - len("<|im_start|>assistant\n"):]
-    comp = comp.rstrip("\n")  # an episode ends on the end-of-turn token, so TRL counts it as terminated, not clipped
-    spans = [(m.start(1), m.end(1)) for m in _ASSISTANT.finditer("<|im_start|>assistant\n" + comp)]
-    off = len("<|im_start|>assistant\n")
-    enc = tok(comp, add_special_tokens=False, return_offsets_mapping=True)
-    mask = [int(any(a <= s + off < b for a, b in spans)) for s, _ in enc["offset_mapping"]]
-    return tok(prompt, add_special_tokens=False)["input_ids"], enc["input_ids"][:max_completion], mask[:max_completion]
+def fit_budget(row: dict, budget: int, eos: int) -> bool:
+    "Whether an episode's completion fits `budget` tokens; one that does not is masked whole (never trained without its last decisions) and cut to the budget."
+    if len(row["completion_ids"]) <= budget: return True
+    row.update(completion_ids=row["completion_ids"][:budget - 1] + [eos], env_mask=[0] * budget, logprobs=row["logprobs"][:budget])
+    return False
 
 # %% ../nbs/10_grpo.ipynb #699c90b9
 def sampling_policy(trainer, tok, max_new_tokens: int, temperature: float, dtype: str | None = "auto") -> HFPolicy:
@@ -125,11 +127,15 @@ def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=
                 trajs[g + G - 1], scores[g + G - 1] = gold_trajs[0], gold_scores[0]
                 dead.remove(g); stats["guided"] += 1
         stats["zero_variance_after"] = len(dead)
-        out = {"prompt_ids": [], "completion_ids": [], "env_mask": [], "logprobs": None, "scores": scores,
+        out = {"prompt_ids": [], "completion_ids": [], "env_mask": [], "logprobs": [], "scores": scores,
                "n_calls": [tr.n_calls for tr in trajs], "group_stats": [stats] * len(batch)}
+        stats["mismatched_ids"] = stats["clipped"] = 0
         for tr, t in zip(trajs, batch):
-            pi, ci, m = episode_tokens(tok, tr.messages, len(t.prompt), t.tools, trainer.args.max_completion_length)
-            out["prompt_ids"].append(pi); out["completion_ids"].append(ci or [tok.eos_token_id]); out["env_mask"].append(m or [1])
+            row = episode_tokens(tok, tr.messages, len(t.prompt), t.tools)
+            stats["mismatched_ids"] += row["mismatched"]
+            stats["clipped"] += not fit_budget(row, trainer.args.max_completion_length, tok.eos_token_id)
+            if not row["completion_ids"]: row.update(completion_ids=[tok.eos_token_id], env_mask=[0], logprobs=[0.0])  # no reply at all
+            for k in ("prompt_ids", "completion_ids", "env_mask", "logprobs"): out[k].append(row[k])
         calls, tokens = out["n_calls"], [sum(m) for m in out["env_mask"]]
         for name, f in (("calls_gap", lambda s: calls_gap(scores[s], calls[s], rewards)), ("calls_push", lambda s: calls_push(scores[s], calls[s], tokens[s], rewards))):
             xs = [x for g in groups if (x := f(slice(g, g + G))) is not None]
@@ -152,6 +158,8 @@ def episode_reward(name: str = "prove"):
                 log_metric("groups/zero_variance_after", st["zero_variance_after"] / max(1, st["groups"]))  # of those trained on
                 log_metric("groups/resampled", st["resampled"])
                 log_metric("groups/guided", st.get("guided", 0))  # groups given the gold episode in their last place
+                log_metric("tokens/mismatched_ids", st.get("mismatched_ids", 0))  # trained ids that are not the sampled ones
+                log_metric("tokens/clipped", st.get("clipped", 0))  # episodes over the completion budget, masked whole
                 for k in ("calls_gap", "calls_push"):
                     if st.get(k) is not None: log_metric(f"groups/{k}", st[k])
         return [r.total for r in results]
@@ -198,38 +206,63 @@ def reward_names(reward: str) -> tuple:
         except KeyError as e: raise ValueError(e.args[0]) from None
     return names
 
-def train_grpo(tasks: list[Task], out_dir: str, model: str = "smollm2-135m", steps: int = 10, reward: str = "prove",
-               group: int = 4, batch_size: int = 4, lr: float = 1e-6, beta: float = 0.01, loss_type: str = "dapo",
-               limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128, max_completion: int = 1024,
-               temperature: float = 1.0, lora_rank: int | None = None, seed: int = 0, resample: int = 0,
-               gen_dtype: str | None = "auto", policy_for=None, monitor: tuple = (), resume: bool = False,
-               micro_batch: int | None = None, resample_on: tuple | None = None, save_every: int = 0, unfinished: float = 1.0,
-               guide: bool = False) -> Path:
-    "Train `model` with GRPO on live rollouts of `tasks`, rewarded by the sum of the rewards in `reward` (`monitor` ones only logged); returns the checkpoint folder."
-    # save_every > 0 keeps a resumable checkpoint (weights and optimizer, 3x the model) every that many steps, for `resume`
+@dataclass
+class GRPOSettings:
+    "How `train_grpo` trains: the model, the reward, the batch (tasks a step x rollouts a task), the optimizer and the rollouts' bounds."
+    model: str = "smollm2-135m"
+    steps: int = 10
+    reward: str = "prove"  # rewards summed for the advantage, e.g. "prove+outcome"
+    group: int = 4  # rollouts of each task; their rewards' spread is the advantage
+    tasks_per_step: int = 4  # distinct tasks (groups) in each optimizer step
+    lr: float = 1e-6
+    warmup_steps: int = 0  # linear warmup, then a constant learning rate
+    scale_rewards: str = "none"  # "none": reward minus its group's mean (Dr. GRPO); "batch" or "group": divided by that std too
+    lora_rank: int | None = None  # LoRA adapters of this rank instead of full fine-tuning
+    limits: Limits = field(default_factory=lambda: Limits(max_steps=4, max_turns=3))
+    max_new_tokens: int = 128  # per assistant reply
+    max_completion: int = 2048  # an episode's tokens (replies and what they read); a longer one is masked whole
+    temperature: float = 1.0
+    gen_dtype: str | None = "auto"  # the sampling copy's dtype (None: sample from the trained weights)
+    autocast: bool = True  # bfloat16 autocast in the step where the processor computes it natively
+    resample: int = 0  # rounds of replacing groups whose rollouts all score alike by fresh tasks
+    resample_on: tuple | None = None  # rewards whose spread makes a group worth training on (default: `reward`'s)
+    unfinished: float = 1.0  # share of its reward an episode keeps when it stops at a limit before replying
+    guide: bool = False  # a dead group's last rollout replaced by the gold episode when that gives it a spread
+    monitor: tuple = ()  # rewards logged, not trained
+    seed: int = 0
+    save_every: int = 0  # > 0: a resumable checkpoint (weights and optimizer) every that many steps
+    resume: bool = False
+
+def grpo_config(st: GRPOSettings, out_dir, n_rewards: int):
+    "TRL's `GRPOConfig` for `st`: one optimizer step per batch of `tasks_per_step` groups, constant learning rate after warmup, no reference model."
     import torch
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOConfig
+    return GRPOConfig(output_dir=str(out_dir), max_steps=st.steps, learning_rate=st.lr, lr_scheduler_type="constant_with_warmup", warmup_steps=st.warmup_steps,
+                      per_device_train_batch_size=st.group * st.tasks_per_step, gradient_accumulation_steps=1, num_generations=st.group,
+                      beta=0.0, loss_type="dapo", scale_rewards=st.scale_rewards, mask_truncated_completions=True, temperature=st.temperature,
+                      max_completion_length=st.max_completion, logging_steps=1, save_strategy="steps" if st.save_every else "no",
+                      save_steps=max(st.save_every, 1), save_total_limit=1, report_to=[], seed=st.seed, bf16=False,
+                      use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False, reward_weights=[1.0] * n_rewards + [0.0] * len(st.monitor))
+
+def train_grpo(tasks: list[Task], out_dir: str, settings: GRPOSettings = GRPOSettings(), policy_for=None) -> Path:
+    "Train with GRPO on live rollouts of `tasks` as `settings` say (`policy_for(trainer)`: another sampling policy); returns the checkpoint folder."
+    import torch
+    from .grpo_step import GroupedGRPOTrainer
+    st, names = settings, reward_names(settings.reward)
+    if st.group < 2: raise ValueError(f"group={st.group}: GRPO needs at least 2 rollouts of a task")
     ensure_logprob_kernel()
-    names = reward_names(reward)
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
-    m, tok = load_model(model)
-    micro = micro_batch or batch_size  # rollouts per forward and backward pass; the step accumulates batch_size of them
-    if batch_size % micro: raise ValueError(f"micro_batch={micro} must divide batch_size={batch_size}")
-    args = GRPOConfig(output_dir=str(out), max_steps=steps, learning_rate=lr, per_device_train_batch_size=micro,
-                      gradient_accumulation_steps=batch_size // micro,
-                      num_generations=group, beta=beta, loss_type=loss_type, temperature=temperature, logging_steps=1,
-                      max_completion_length=max_completion, save_strategy="steps" if save_every else "no", save_steps=max(save_every, 1), save_total_limit=1,
-                      report_to=[], seed=seed, bf16=native_bfloat16(), use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False,
-                      reward_weights=[1.0] * len(names) + [0.0] * len(monitor))
-    rollout_func = make_rollout_func(tasks, tok, limits, max_new_tokens, temperature, names, resample, seed, policy_for=policy_for, gen_dtype=gen_dtype,
-                                     monitor=monitor, resample_on=resample_on, unfinished=unfinished, guide=guide)
-    trainer = GRPOTrainer(model=m, reward_funcs=[episode_reward(n) for n in (*names, *monitor)], args=args, train_dataset=grpo_dataset(tasks),
-                          processing_class=tok, rollout_func=rollout_func, peft_config=lora_config(lora_rank) if lora_rank else None,
-                          callbacks=[JsonlLogger(out / "metrics.jsonl")])
-    trainer.train(resume_from_checkpoint=resume or None)
+    m, tok = load_model(st.model)
+    rollout_func = make_rollout_func(tasks, tok, st.limits, st.max_new_tokens, st.temperature, names, st.resample, st.seed, policy_for=policy_for,
+                                     gen_dtype=st.gen_dtype, monitor=st.monitor, resample_on=st.resample_on, unfinished=st.unfinished, guide=st.guide)
+    trainer = GroupedGRPOTrainer(model=m, reward_funcs=[episode_reward(n) for n in (*names, *st.monitor)], args=grpo_config(st, out, len(names)),
+                                 train_dataset=grpo_dataset(tasks), processing_class=tok, rollout_func=rollout_func,
+                                 peft_config=lora_config(st.lora_rank) if st.lora_rank else None, callbacks=[JsonlLogger(out / "metrics.jsonl")],
+                                 autocast=torch.bfloat16 if st.autocast and native_bfloat16() else None)
+    trainer.train(resume_from_checkpoint=st.resume or None)
     ck = out / "checkpoint"
-    (trainer.model.merge_and_unload() if lora_rank else trainer.model).save_pretrained(str(ck)); tok.save_pretrained(str(ck))
-    plot_metrics(out / "metrics.jsonl", out / "rewards.png", [f"{n}/" for n in (*names, *monitor)])
+    (trainer.model.merge_and_unload() if st.lora_rank else trainer.model).save_pretrained(str(ck)); tok.save_pretrained(str(ck))
+    plot_metrics(out / "metrics.jsonl", out / "rewards.png", [f"{n}/" for n in (*names, *st.monitor)])
     return ck
 
 # %% ../nbs/10_grpo.ipynb #059b1318

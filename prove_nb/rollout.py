@@ -14,13 +14,16 @@ from .server import World, ToolResult
 from .task import Task
 
 # %% auto #0
-__all__ = ['SMOLLM2', 'Limits', 'clip_result', 'CallRecord', 'Trajectory', 'Reply', 'Policy', 'ScriptedPolicy', 'gold_reply',
-           'gold_policy', 'noop_policy', 'execute', 'rollout_batch', 'rollout', 'cache_dir', 'smollm2_path',
-           'prepare_tokenizer', 'load_model', 'release_memory', 'native_bfloat16', 'fast_dtype', 'torch_dtype',
-           'compute_facts', 'chat_view', 'render_prompt', 'reserve', 'decode_attention', 'use_decode_attention',
-           'Generation', 'common_prefix', 'CachedLM', 'HFPolicy', 'OpenAIPolicy']
+__all__ = ['SAMPLED', 'SMOLLM2', 'Limits', 'clip_result', 'CallRecord', 'Trajectory', 'Reply', 'Policy', 'ScriptedPolicy',
+           'gold_reply', 'gold_policy', 'noop_policy', 'execute', 'rollout_batch', 'rollout', 'cache_dir',
+           'smollm2_path', 'prepare_tokenizer', 'load_model', 'release_memory', 'native_bfloat16', 'fast_dtype',
+           'torch_dtype', 'compute_facts', 'chat_view', 'render_prompt', 'render', 'EpisodeTokens',
+           'episode_token_record', 'reserve', 'decode_attention', 'use_decode_attention', 'Generation', 'common_prefix',
+           'CachedLM', 'HFPolicy', 'OpenAIPolicy']
 
 # %% ../nbs/08_rollout.ipynb #8606d24e
+SAMPLED = "sampled"  # the key of an assistant message's sampled token ids and their log-probs
+
 @dataclass
 class Limits:
     "Bounds on one rollout: assistant steps per user turn, user turns, generated tokens, characters of a tool result read."
@@ -62,15 +65,17 @@ class Trajectory:
     def n_calls(self) -> int: return len(self.calls)
 
     def to_completion(self) -> dict:
-        "The completion record `{id, messages}` that the reward library scores."
-        return {"id": self.task_id, "messages": self.messages}
+        "The completion record `{id, messages}` that the reward library scores (without the sampled ids)."
+        return {"id": self.task_id, "messages": [{k: v for k, v in m.items() if k != SAMPLED} for m in self.messages]}
 
 # %% ../nbs/08_rollout.ipynb #f8592fc6
 @dataclass
 class Reply:
-    "One assistant message from a policy and the number of tokens it generated."
+    "One assistant message from a policy, the number of tokens it generated and, for a token-level policy, those ids and their log-probs."
     message: dict
     tokens: int = 0
+    ids: list | None = None
+    logprobs: list | None = None
 
 class Policy(Protocol):
     def act(self, convs: list[list[dict]], tools: list[list[dict]], tasks: list[Task]) -> list[Reply]: ...
@@ -122,6 +127,7 @@ def rollout_batch(tasks: list[Task], policy, limits: Limits = Limits(), progress
             msg = {"role": "assistant", "content": rep.message.get("content") or ""}
             parsed = parse_message(rep.message)
             if rep.message.get("tool_calls"): msg["tool_calls"] = rep.message["tool_calls"]
+            if rep.ids is not None: msg[SAMPLED] = {"ids": rep.ids, "logprobs": rep.logprobs}  # what the model reads back, and what GRPO trains
             tr.messages.append(msg)
             tr.gen_tokens += rep.tokens
             tr.parse_errors += parsed.errors
@@ -235,6 +241,7 @@ def chat_view(messages: list) -> list:
     "Messages with tool-call arguments decoded to objects, as chat templates expect."
     out = []
     for m in messages:
+        m = {k: v for k, v in m.items() if k != SAMPLED}
         if m.get("tool_calls"):
             calls = []
             for tc in m["tool_calls"]:
@@ -250,7 +257,49 @@ def chat_view(messages: list) -> list:
 
 def render_prompt(tok, messages: list, tools: list) -> str:
     "The model's text prompt for the next assistant message."
-    return tok.apply_chat_template(chat_view(messages), tools=tools or None, add_generation_prompt=True, tokenize=False)
+    return render(tok, messages, tools, True)
+
+def render(tok, messages: list, tools: list, generation: bool = False) -> str:
+    "The chat template's text of `messages`, with the next assistant header when `generation`."
+    return tok.apply_chat_template(chat_view(messages), tools=tools or None, add_generation_prompt=generation, tokenize=False)
+
+@dataclass
+class EpisodeTokens:
+    "An episode as the model read and wrote it: prompt ids, then completion ids with a mask (1: the model's own tokens) and their sampling log-probs (nan: not sampled here)."
+    prompt: list
+    ids: list = field(default_factory=list)
+    mask: list = field(default_factory=list)
+    logprobs: list = field(default_factory=list)
+
+    def add(self, ids: list, mask: int, logprobs=None):
+        "Append `ids` with one mask value and their log-probs (nan when not given)."
+        self.ids += ids; self.mask += [mask] * len(ids); self.logprobs += logprobs or [float("nan")] * len(ids)
+
+def _text_ids(tok, text: str) -> list: return tok(text, add_special_tokens=False)["input_ids"]
+
+def _between(tok, messages: list, tools: list, a: int, b: int) -> str:
+    "The template's text after assistant message `a`'s end-of-turn token up to the assistant header before message `b`."
+    last, nxt = render(tok, messages[:a + 1], tools), render(tok, messages[:b], tools, True)
+    return last[last.rfind(tok.eos_token) + len(tok.eos_token):] + nxt[len(last):]
+
+def _own_text(tok, messages: list, tools: list, a: int) -> str:
+    "The template's text of assistant message `a` through its end-of-turn token."
+    text = render(tok, messages[:a + 1], tools)[len(render(tok, messages[:a], tools, True)):]
+    return text[:text.rfind(tok.eos_token) + len(tok.eos_token)]
+
+def episode_token_record(tok, messages: list, tools: list, n_prompt: int | None = None, generation: bool = False) -> EpisodeTokens:
+    "An episode's ids: each assistant message's ids as sampled, the text between them (tool results, user turns) tokenized on its own and masked; with `generation`, through the next assistant header."
+    if n_prompt is None: n_prompt = next((i for i, m in enumerate(messages) if m["role"] == "assistant"), len(messages))
+    ep, eos, prev = EpisodeTokens(_text_ids(tok, render(tok, messages[:n_prompt], tools, True))), tok.eos_token_id, None
+    closing = lambda: [] if ep.ids[-1] == eos else [eos]  # a reply cut at its token limit is closed by the template, not the model
+    for a in [i for i, m in enumerate(messages) if i >= n_prompt and m["role"] == "assistant"]:
+        if prev is not None: ep.add(closing() + _text_ids(tok, _between(tok, messages, tools, prev, a)), 0)
+        s = messages[a].get(SAMPLED)
+        if s: ep.add(list(s["ids"]), 1, list(s["logprobs"]))
+        else: ep.add(_text_ids(tok, _own_text(tok, messages, tools, a)), 1)  # written by a scripted or served policy
+        prev = a
+    if generation and prev is not None: ep.add(closing() + _text_ids(tok, _between(tok, messages, tools, prev, len(messages))), 0)
+    return ep
 
 # %% ../nbs/08_rollout.ipynb #b3d9f4e1
 @functools.cache
@@ -429,8 +478,9 @@ class HFPolicy:
         self.lm = CachedLM(model, tok)
 
     def prompt_ids(self, messages: list, tools: list) -> list:
-        "Token ids of the prompt for the next assistant message."
-        return self.tok(render_prompt(self.tok, messages, tools), add_special_tokens=False)["input_ids"]
+        "Token ids of the prompt for the next assistant message: its own earlier replies as it sampled them."
+        ep = episode_token_record(self.tok, messages, tools, generation=True)
+        return ep.prompt + ep.ids
 
     def generate(self, convs, tools) -> list:
         "One `Generation` per conversation."
@@ -440,7 +490,7 @@ class HFPolicy:
         "The assistant message of generated token ids."
         return {"role": "assistant", "content": self.tok.decode(ids, skip_special_tokens=True)}
 
-    def act(self, convs, tools, tasks): return [Reply(self.reply(g.ids), len(g.ids)) for g in self.generate(convs, tools)]
+    def act(self, convs, tools, tasks): return [Reply(self.reply(g.ids), len(g.ids), g.ids, g.logprobs) for g in self.generate(convs, tools)]
 
 # %% ../nbs/08_rollout.ipynb #214fc89e
 class OpenAIPolicy:
