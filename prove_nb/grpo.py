@@ -6,7 +6,7 @@
 from __future__ import annotations
 import copy, json, random, warnings
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 # rollout_func is TRL's experimental hook and every GRPO path here plays live episodes through it (CPU, Unsloth, multi-GPU)
 warnings.filterwarnings("ignore", message="You are using 'rollout_func'")
@@ -19,12 +19,12 @@ from .task import Task
 
 # %% auto #0
 __all__ = ['UNFINISHED', 'LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'RECIPE_MAX_NEW',
-           'RECIPE_MICRO_BATCH', 'RECIPE_LR', 'RECIPE_BETA', 'tagged_prompt', 'grpo_dataset', 'episode_tokens',
-           'fit_budget', 'sampling_policy', 'score_episodes', 'scale_unfinished', 'informative', 'calls_gap',
-           'calls_push', 'make_rollout_func', 'episode_reward', 'lora_config', 'JsonlLogger', 'plot_metrics',
-           'reward_names', 'GRPOSettings', 'grpo_config', 'train_grpo', 'tool_combination', 'world_index',
-           'changes_state', 'task_kind', 'recipe_tasks', 'pass_rates', 'at_the_edge', 'paired_gain', 'graded_gains',
-           'moving_average', 'plot_learning', 'recipe_run', 'before_after']
+           'RECIPE_BUDGET', 'RECIPE_GRPO', 'tagged_prompt', 'grpo_dataset', 'episode_tokens', 'fit_budget',
+           'sampling_policy', 'score_episodes', 'scale_unfinished', 'informative', 'calls_gap', 'calls_push',
+           'make_rollout_func', 'episode_reward', 'lora_config', 'JsonlLogger', 'plot_metrics', 'reward_names',
+           'GRPOSettings', 'grpo_config', 'train_grpo', 'tool_combination', 'world_index', 'changes_state', 'task_kind',
+           'recipe_tasks', 'pass_rates', 'at_the_edge', 'paired_gain', 'graded_gains', 'moving_average',
+           'plot_learning', 'recipe_run', 'before_after']
 
 # %% ../nbs/10_grpo.ipynb #858b8a1a
 def tagged_prompt(t: Task) -> list[dict]:
@@ -270,8 +270,9 @@ RECIPE_SYNTH = dict(tools_per_server=3, p_distractors=0.0, p_cross_server=0.0, t
 TRAIN_SEEDS, HELD_SEEDS = range(0, 6), range(6, 8)
 RECIPE_LIMITS = Limits(max_steps=3, max_turns=1, max_result_chars=1500)  # training and held-out evaluation alike
 RECIPE_MAX_NEW = 128  # new tokens a step: 13% of the recipe's gold tool calls are longer than 60 tokens
-RECIPE_MICRO_BATCH = 2  # episodes per backward pass: a group of 8 episodes in one pass reached 24 GB and was OOM-killed
-RECIPE_LR, RECIPE_BETA = 2e-5, 0.04  # GRPO: the choice of bench/sweep_grpo.py (lr 6e-5 lost PROVE reward, 5e-6 moved nothing in 6 steps)
+RECIPE_BUDGET = 2048  # completion tokens: the longest gold episode has 1,628; three replies and two 800-token results fit
+RECIPE_GRPO = GRPOSettings(reward="prove+outcome", group=4, tasks_per_step=4, lr=2e-5, warmup_steps=2, scale_rewards="none", resample=1,
+                           limits=RECIPE_LIMITS, max_new_tokens=RECIPE_MAX_NEW, max_completion=RECIPE_BUDGET)
 
 def tool_combination(task: Task) -> tuple:
     "The sorted names of the tools a task's gold calls use."
@@ -350,22 +351,19 @@ def plot_learning(runs: dict, out_png=None, window: int = 5, keys=("reward", "ca
     return fig
 
 # %% ../nbs/10_grpo.ipynb #d22ca9a5
-def recipe_run(out_dir, views: dict, sft_steps: int, grpo_steps: int, group: int, resample: int, eval_tasks: int,
-               grpo_lr: float = RECIPE_LR, max_new_tokens: int = RECIPE_MAX_NEW, reward: str = "prove+outcome") -> dict:
-    "SFT, GRPO from it, and both on the held-out `seen_combinations`: checkpoints, graded rows and paired gains."
+def recipe_run(out_dir, views: dict, sft_steps: int, grpo: GRPOSettings, eval_tasks: int) -> dict:
+    "SFT, GRPO from it (`grpo`'s settings), and both on the held-out `seen_combinations`: checkpoints, graded rows and paired gains."
     from prove_nb.evaluate import run_trials
     from prove_nb.sft import train_sft
     out = Path(out_dir)
     sft = train_sft(views["sft"], str(out / "sft"), steps=sft_steps, batch_size=4, lr=1e-4, max_length=1536,
                     max_result_chars=RECIPE_LIMITS.max_result_chars)
-    grpo = train_grpo(views["grpo"], str(out / "grpo"), str(sft), steps=grpo_steps, reward=reward, group=group, batch_size=group,
-                      lr=grpo_lr, beta=RECIPE_BETA, resample=resample, max_new_tokens=max_new_tokens, max_completion=1024, limits=RECIPE_LIMITS,
-                      micro_batch=min(group, RECIPE_MICRO_BATCH))
+    ck = train_grpo(views["grpo"], str(out / "grpo"), replace(grpo, model=str(sft)))
     tasks, rows = views["seen_combinations"][:eval_tasks], {}
-    for name, ck in (("sft", sft), ("sft+grpo", grpo)):
-        m, tok = load_model(str(ck), dtype="auto")
-        rows[name] = run_trials(tasks, HFPolicy(m, tok, max_new_tokens, name=name), 1, RECIPE_LIMITS, ("prove",), batch_size=10)
-    return {"sft": sft, "grpo": grpo, "rows": rows, "paired": graded_gains(rows["sft"], rows["sft+grpo"])}
+    for name, path in (("sft", sft), ("sft+grpo", ck)):
+        m, tok = load_model(str(path), dtype="auto")
+        rows[name] = run_trials(tasks, HFPolicy(m, tok, grpo.max_new_tokens, name=name), 1, grpo.limits, ("prove",), batch_size=10)
+    return {"sft": sft, "grpo": ck, "rows": rows, "paired": graded_gains(rows["sft"], rows["sft+grpo"])}
 
 def before_after(run: dict):
     "A table of the held-out means per model and the paired gains."

@@ -17,9 +17,9 @@ from .task import Task
 __all__ = ['SAMPLED', 'SMOLLM2', 'Limits', 'clip_result', 'CallRecord', 'Trajectory', 'Reply', 'Policy', 'ScriptedPolicy',
            'gold_reply', 'gold_policy', 'noop_policy', 'execute', 'rollout_batch', 'rollout', 'cache_dir',
            'smollm2_path', 'prepare_tokenizer', 'load_model', 'release_memory', 'native_bfloat16', 'fast_dtype',
-           'torch_dtype', 'compute_facts', 'chat_view', 'render_prompt', 'render', 'EpisodeTokens',
-           'episode_token_record', 'reserve', 'decode_attention', 'use_decode_attention', 'Generation', 'common_prefix',
-           'CachedLM', 'HFPolicy', 'OpenAIPolicy']
+           'torch_dtype', 'compute_facts', 'chat_view', 'render_prompt', 'render', 'reserve', 'decode_attention',
+           'use_decode_attention', 'Generation', 'common_prefix', 'CachedLM', 'HFPolicy', 'EpisodeTokens',
+           'episode_token_record', 'OpenAIPolicy']
 
 # %% ../nbs/08_rollout.ipynb #8606d24e
 SAMPLED = "sampled"  # the key of an assistant message's sampled token ids and their log-probs
@@ -263,44 +263,6 @@ def render(tok, messages: list, tools: list, generation: bool = False) -> str:
     "The chat template's text of `messages`, with the next assistant header when `generation`."
     return tok.apply_chat_template(chat_view(messages), tools=tools or None, add_generation_prompt=generation, tokenize=False)
 
-@dataclass
-class EpisodeTokens:
-    "An episode as the model read and wrote it: prompt ids, then completion ids with a mask (1: the model's own tokens) and their sampling log-probs (nan: not sampled here)."
-    prompt: list
-    ids: list = field(default_factory=list)
-    mask: list = field(default_factory=list)
-    logprobs: list = field(default_factory=list)
-
-    def add(self, ids: list, mask: int, logprobs=None):
-        "Append `ids` with one mask value and their log-probs (nan when not given)."
-        self.ids += ids; self.mask += [mask] * len(ids); self.logprobs += logprobs or [float("nan")] * len(ids)
-
-def _text_ids(tok, text: str) -> list: return tok(text, add_special_tokens=False)["input_ids"]
-
-def _between(tok, messages: list, tools: list, a: int, b: int) -> str:
-    "The template's text after assistant message `a`'s end-of-turn token up to the assistant header before message `b`."
-    last, nxt = render(tok, messages[:a + 1], tools), render(tok, messages[:b], tools, True)
-    return last[last.rfind(tok.eos_token) + len(tok.eos_token):] + nxt[len(last):]
-
-def _own_text(tok, messages: list, tools: list, a: int) -> str:
-    "The template's text of assistant message `a` through its end-of-turn token."
-    text = render(tok, messages[:a + 1], tools)[len(render(tok, messages[:a], tools, True)):]
-    return text[:text.rfind(tok.eos_token) + len(tok.eos_token)]
-
-def episode_token_record(tok, messages: list, tools: list, n_prompt: int | None = None, generation: bool = False) -> EpisodeTokens:
-    "An episode's ids: each assistant message's ids as sampled, the text between them (tool results, user turns) tokenized on its own and masked; with `generation`, through the next assistant header."
-    if n_prompt is None: n_prompt = next((i for i, m in enumerate(messages) if m["role"] == "assistant"), len(messages))
-    ep, eos, prev = EpisodeTokens(_text_ids(tok, render(tok, messages[:n_prompt], tools, True))), tok.eos_token_id, None
-    closing = lambda: [] if ep.ids[-1] == eos else [eos]  # a reply cut at its token limit is closed by the template, not the model
-    for a in [i for i, m in enumerate(messages) if i >= n_prompt and m["role"] == "assistant"]:
-        if prev is not None: ep.add(closing() + _text_ids(tok, _between(tok, messages, tools, prev, a)), 0)
-        s = messages[a].get(SAMPLED)
-        if s: ep.add(list(s["ids"]), 1, list(s["logprobs"]))
-        else: ep.add(_text_ids(tok, _own_text(tok, messages, tools, a)), 1)  # written by a scripted or served policy
-        prev = a
-    if generation and prev is not None: ep.add(closing() + _text_ids(tok, _between(tok, messages, tools, prev, len(messages))), 0)
-    return ep
-
 # %% ../nbs/08_rollout.ipynb #b3d9f4e1
 @functools.cache
 def _reserved_layer_type():
@@ -491,6 +453,46 @@ class HFPolicy:
         return {"role": "assistant", "content": self.tok.decode(ids, skip_special_tokens=True)}
 
     def act(self, convs, tools, tasks): return [Reply(self.reply(g.ids), len(g.ids), g.ids, g.logprobs) for g in self.generate(convs, tools)]
+
+# %% ../nbs/08_rollout.ipynb #e7f8b5af
+@dataclass
+class EpisodeTokens:
+    "An episode as the model read and wrote it: prompt ids, then completion ids with a mask (1: the model's own tokens) and their sampling log-probs (nan: not sampled here)."
+    prompt: list
+    ids: list = field(default_factory=list)
+    mask: list = field(default_factory=list)
+    logprobs: list = field(default_factory=list)
+
+    def add(self, ids: list, mask: int, logprobs=None):
+        "Append `ids` with one mask value and their log-probs (nan when not given)."
+        self.ids += ids; self.mask += [mask] * len(ids); self.logprobs += logprobs or [float("nan")] * len(ids)
+
+# %% ../nbs/08_rollout.ipynb #4da7448a
+def _text_ids(tok, text: str) -> list: return tok(text, add_special_tokens=False)["input_ids"]
+
+def _between(tok, messages: list, tools: list, a: int, b: int) -> str:
+    "The template's text after assistant message `a`'s end-of-turn token up to the assistant header before message `b`."
+    last, nxt = render(tok, messages[:a + 1], tools), render(tok, messages[:b], tools, True)
+    return last[last.rfind(tok.eos_token) + len(tok.eos_token):] + nxt[len(last):]
+
+def _own_text(tok, messages: list, tools: list, a: int) -> str:
+    "The template's text of assistant message `a` through its end-of-turn token."
+    text = render(tok, messages[:a + 1], tools)[len(render(tok, messages[:a], tools, True)):]
+    return text[:text.rfind(tok.eos_token) + len(tok.eos_token)]
+
+def episode_token_record(tok, messages: list, tools: list, n_prompt: int | None = None, generation: bool = False) -> EpisodeTokens:
+    "An episode's ids: each assistant message's ids as sampled, the text between them (tool results, user turns) tokenized on its own and masked; with `generation`, through the next assistant header."
+    if n_prompt is None: n_prompt = next((i for i, m in enumerate(messages) if m["role"] == "assistant"), len(messages))
+    ep, eos, prev = EpisodeTokens(_text_ids(tok, render(tok, messages[:n_prompt], tools, True))), tok.eos_token_id, None
+    closing = lambda: [] if ep.ids[-1] == eos else [eos]  # a reply cut at its token limit is closed by the template, not the model
+    for a in [i for i, m in enumerate(messages) if i >= n_prompt and m["role"] == "assistant"]:
+        if prev is not None: ep.add(closing() + _text_ids(tok, _between(tok, messages, tools, prev, a)), 0)
+        s = messages[a].get(SAMPLED)
+        if s: ep.add(list(s["ids"]), 1, list(s["logprobs"]))
+        else: ep.add(_text_ids(tok, _own_text(tok, messages, tools, a)), 1)  # written by a scripted or served policy
+        prev = a
+    if generation and prev is not None: ep.add(closing() + _text_ids(tok, _between(tok, messages, tools, prev, len(messages))), 0)
+    return ep
 
 # %% ../nbs/08_rollout.ipynb #214fc89e
 class OpenAIPolicy:
