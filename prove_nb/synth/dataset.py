@@ -19,7 +19,7 @@ from .plan import plan_pool
 from .ground import Env, context_of
 from .dialogue import HANDLERS, Dialogue, Retry
 from .realize import rewrite, system_prompt
-from ..task import Task, Turn, save_tasks
+from ..task import Task, Turn, save_tasks, staged_dir
 
 # %% auto #0
 __all__ = ['distractors', 'choose_tools', 'category', 'record', 'converse', 'show_task', 'demo_tasks', 'replay', 'grounded',
@@ -442,21 +442,20 @@ text = tok.apply_chat_template(chat_view(messages), tools=tasks[0].tools, tokeni
 ```
 """
 
-def write_dataset(tasks: list, out_dir, seed: int, seconds: float, extra: dict | None = None) -> dict:
-    "Write tasks.jsonl, the DatasetDict (hf/), README.md and stats.json to `out_dir`; returns the stats."
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    save_tasks(tasks, out / "tasks.jsonl")
-    stats = {**dataset_stats(tasks), "seed": seed, "seconds": round(seconds, 2)}
-    if extra: stats["generation"] = extra
+def write_dataset(tasks: list, out_dir, seed: int, seconds: float, extra: dict | None = None, overwrite: bool = False) -> dict:
+    "Write tasks.jsonl, the DatasetDict (hf/), README.md and stats.json to `out_dir`, all or nothing (one holding a dataset only if `overwrite`); returns the stats."
     import datasets
-    bars = datasets.is_progress_bar_enabled()
-    datasets.disable_progress_bars()
-    try: to_hf(tasks).save_to_disk(str(out / "hf"))
-    finally:
-        if bars: datasets.enable_progress_bars()
-    (out / "README.md").write_text(dataset_card(stats))
-    (out / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n")
+    with staged_dir(out_dir, overwrite) as out:
+        save_tasks(tasks, out / "tasks.jsonl")
+        stats = {**dataset_stats(tasks), "seed": seed, "seconds": round(seconds, 2)}
+        if extra: stats["generation"] = extra
+        bars = datasets.is_progress_bar_enabled()
+        datasets.disable_progress_bars()
+        try: to_hf(tasks).save_to_disk(str(out / "hf"))
+        finally:
+            if bars: datasets.enable_progress_bars()
+        (out / "README.md").write_text(dataset_card(stats))
+        (out / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n")
     return stats
 
 # %% ../../nbs/06f_synth_dataset.ipynb #7290cdf5
