@@ -206,12 +206,13 @@ def fit(args, tasks: list, out: Path) -> Path:
     if args.stage == "sft":
         from prove_nb.sft import train_sft
         return train_sft(tasks, out, args.model, steps=args.steps, lr=args.lr or 5e-5, batch_size=args.batch_size or 4, max_length=args.max_length)
-    from prove_nb.grpo import train_grpo
+    from prove_nb.grpo import GRPOSettings, train_grpo
     from prove_nb.rollout import Limits
-    return train_grpo(tasks, out, args.model, steps=args.steps, reward=args.reward, group=args.group, batch_size=args.batch_size or args.group,
-                      lr=args.lr or 1e-6, beta=args.beta, loss_type=args.loss_type, limits=Limits(max_steps=args.max_steps, max_turns=args.max_turns),
-                      max_new_tokens=args.max_new_tokens, max_completion=args.max_length, lora_rank=args.lora_rank, resample=args.resample,
-                      resume=args.resume, save_every=args.save_every, unfinished=args.unfinished, guide=args.guide)
+    st = GRPOSettings(model=args.model, steps=args.steps, reward=args.reward, group=args.group, tasks_per_step=(args.batch_size or args.group) // args.group,
+                      lr=args.lr or GRPOSettings.lr, warmup_steps=args.warmup_steps, scale_rewards=args.scale_rewards,
+                      limits=Limits(max_steps=args.max_steps, max_turns=args.max_turns), max_new_tokens=args.max_new_tokens, max_completion=args.max_length,
+                      lora_rank=args.lora_rank, resample=args.resample, resume=args.resume, save_every=args.save_every, unfinished=args.unfinished, guide=args.guide)
+    return train_grpo(tasks, out, st)
 
 def cmd_train(args):
     check_train(args)
@@ -304,8 +305,8 @@ def add_train_command(sub):
     s.add_argument("--lr", type=learning_rate, help="learning rate (default: 5e-5 for SFT, 1e-6 for GRPO)")
     s.add_argument("--batch-size", type=positive, help="conversations (SFT) or completions (GRPO, a multiple of --group) per step")
     s.add_argument("--max-length", type=tokens, default=4096, help="tokens per SFT conversation or GRPO completion (longer conversations are left out)")
-    s.add_argument("--beta", type=non_negative, default=0.01, help="GRPO KL coefficient (0 skips the reference model)")
-    s.add_argument("--loss-type", default="dapo", choices=["grpo", "dapo", "dr_grpo", "bnpo"], help="GRPO loss")
+    s.add_argument("--scale-rewards", default="none", choices=["none", "batch", "group"], help="GRPO: advantages are reward minus group mean, divided by no std (none), the batch's or the group's")
+    s.add_argument("--warmup-steps", type=natural, default=0, help="GRPO: steps of linear learning-rate warmup, then constant")
     s.add_argument("--max-steps", type=positive, default=4, help="GRPO rollouts: assistant steps per user turn")
     s.add_argument("--max-turns", type=positive, default=3, help="GRPO rollouts: user turns per episode")
     s.add_argument("--max-new-tokens", type=tokens, default=128, help="GRPO rollouts: tokens per assistant step")

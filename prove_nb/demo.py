@@ -5,10 +5,10 @@
 # %% ../nbs/16_demo.ipynb #a6656c0d
 from __future__ import annotations
 import json, os, sys, time
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass, asdict, replace
 from pathlib import Path
 
-from .grpo import RECIPE_BETA, RECIPE_LIMITS, RECIPE_LR, RECIPE_MAX_NEW, RECIPE_MICRO_BATCH
+from .grpo import RECIPE_GRPO, RECIPE_LIMITS, RECIPE_MAX_NEW
 
 # %% auto #0
 __all__ = ['SCALES', 'VIEWS', 'STAGES', 'Scale', 'demo_mcp_session', 'stage_servers', 'stage_synth', 'load_view', 'stage_audit',
@@ -22,14 +22,15 @@ class Scale:
     audit_tasks: int = 100
     sft_tasks: int = 48       # about one epoch at 12 steps of 4 (those over 1,536 tokens are left out)
     sft_steps: int = 12
-    grpo_steps: int = 5       # about 115 s a step of 6 rollouts
-    group: int = 6
+    grpo_steps: int = 5
+    group: int = 4            # rollouts of each task
+    tasks_per_step: int = 2   # tasks (groups) in each GRPO step
     resample: int = 1         # one more draw when a group's rewards all agree (no advantage to learn from)
     eval_tasks: int = 24      # held-out tasks of tool combinations seen in training, on unseen world seeds
     bfcl_tasks: int = 1       # a multi-turn BFCL entry takes the 135M model about 4 minutes
     max_new_tokens: int = RECIPE_MAX_NEW
 
-SCALES = {"small": Scale(), "tiny": Scale(tasks=200, audit_tasks=20, sft_tasks=8, sft_steps=2, grpo_steps=1, group=2, resample=0,
+SCALES = {"small": Scale(), "tiny": Scale(tasks=200, audit_tasks=20, sft_tasks=8, sft_steps=2, grpo_steps=1, group=2, tasks_per_step=1, resample=0,
                                           eval_tasks=4, bfcl_tasks=1, max_new_tokens=24)}
 
 # %% ../nbs/16_demo.ipynb #5a373c32
@@ -73,7 +74,7 @@ def stage_synth(out: Path, sc: Scale) -> dict:
     t = time.perf_counter()
     views = recipe_tasks(sc.tasks, sc.sft_tasks)
     tasks = [t for v in VIEWS for t in views[v]]
-    stats = write_dataset(tasks, out / "data", 0, time.perf_counter() - t)
+    stats = write_dataset(tasks, out / "data", 0, time.perf_counter() - t, overwrite=True)  # a demo run replaces its own last run
     (out / "data" / "views.json").write_text(json.dumps({v: [t.id for t in views[v]] for v in VIEWS}))
     return {**{k: stats[k] for k in ("n", "executable_rate", "grounded_rate", "seconds")}, "views": {v: len(views[v]) for v in VIEWS},
             "replay": replay_tasks(tasks[:100])}
@@ -98,9 +99,8 @@ def stage_sft(out: Path, sc: Scale) -> dict:
 
 def stage_grpo(out: Path, sc: Scale) -> dict:
     from prove_nb.grpo import train_grpo
-    ck = train_grpo(load_view(out, "grpo"), out / "grpo", str(out / "sft" / "checkpoint"), steps=sc.grpo_steps, reward="prove+outcome",
-                    group=sc.group, batch_size=sc.group, lr=RECIPE_LR, beta=RECIPE_BETA, resample=sc.resample, max_new_tokens=sc.max_new_tokens,
-                    max_completion=1024, limits=RECIPE_LIMITS, micro_batch=min(sc.group, RECIPE_MICRO_BATCH))
+    ck = train_grpo(load_view(out, "grpo"), out / "grpo", replace(RECIPE_GRPO, model=str(out / "sft" / "checkpoint"), steps=sc.grpo_steps, group=sc.group,
+                                                                  tasks_per_step=sc.tasks_per_step, resample=sc.resample, max_new_tokens=sc.max_new_tokens))
     rows = [json.loads(l) for l in (out / "grpo" / "metrics.jsonl").read_text().splitlines() if l.strip()]
     return {"checkpoint": str(ck), "reward_by_step": [round(r["reward"], 3) for r in rows if "reward" in r]}
 

@@ -71,7 +71,7 @@ MISTAKES = [  # (argv, what the one line must say); D is the folder of `runs`
     (["train", "--stage", "grpo", "--group", "1", "--data", f"{D}/data", "--out", f"{D}/t"], "argument --group: expected a group of at least 2 rollouts"),
     (["train", "--stage", "grpo", "--group", "4", "--batch-size", "6", "--data", f"{D}/data", "--out", f"{D}/t"], "--batch-size 6 is not a multiple of --group 4"),
     (["train", "--stage", "grpo", "--unfinished", "1.5", "--data", f"{D}/data", "--out", f"{D}/t"], "argument --unfinished: expected a number from 0 to 1"),
-    (["train", "--stage", "grpo", "--beta", "-0.1", "--data", f"{D}/data", "--out", f"{D}/t"], "argument --beta: expected a number >= 0"),
+    (["train", "--stage", "grpo", "--warmup-steps", "-1", "--data", f"{D}/data", "--out", f"{D}/t"], "argument --warmup-steps: expected"),
     (["train", "--stage", "grpo", "--reward", "prove+outcom", "--data", f"{D}/data", "--out", f"{D}/t"], "argument --reward: unknown reward 'outcom'"),
     (["train", "--stage", "grpo", "--resume", "--data", f"{D}/data", "--out", f"{D}/t"], "--resume: {d}/t holds no step checkpoint"),
     (["train", "--stage", "sft", "--model", "smollm2-13m", "--data", f"{D}/data", "--out", f"{D}/t"], "argument --model: no such model folder: smollm2-13m"),
