@@ -25,9 +25,8 @@ The recipe (the levers weighed in bench/RESULTS.md):
   With --grpo-kind K as well, only tasks of that kind (the nineteenth run: read-then-write tasks, each guided three times).
 - With --sft-tasks N --sft-steps S, SFT takes the first N conversations of the shuffled training split instead of 288 (the
   twentieth run: 576 in 144 steps, twice the data, still one pass) and GRPO's pool starts after them.
-- GRPO's learning rate and KL coefficient are the recipe's (`RECIPE_LR`, `RECIPE_BETA`), chosen by bench/sweep_grpo.py's sweep;
-  bench/results/learn_cpu.json holds the latest full run of this command (the fourteenth); learn_cpu_v8.json the eighth, the
-  first with them and the one run that met the target; the sixth ran before the sweep with beta 0 (learn_cpu_v6.json).
+- GRPO runs on the recipe's settings (`RECIPE_GRPO`: 4 tasks a step in groups of 4, no KL term, the grouped step of
+  09b_grpo_step); the runs recorded in bench/RESULTS.md before that change used one task a step and beta 0.04.
 - A second GRPO arm from the same checkpoint and seeds with recall + outcome instead (PROVE's thesis: recall pays for
   verbosity, PROVE's budget term stops it); it is logged, not evaluated.
 
@@ -47,6 +46,7 @@ Writes runs/learn_cpu-{quick,full}/ and, for the full size, bench/results/learn_
 a _REWARD suffix for another --reward, _unfinishedK with --unfinished K).
 """
 import argparse, itertools, json, os, sys, time
+from dataclasses import replace
 from collections import Counter
 from pathlib import Path
 
@@ -55,7 +55,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
 from prove_nb.evaluate import run_trials
-from prove_nb.grpo import (RECIPE_BETA, RECIPE_LIMITS, RECIPE_LR, RECIPE_MAX_NEW, RECIPE_MICRO_BATCH, at_the_edge, changes_state, paired_gain, pass_rates,
+from prove_nb.grpo import (RECIPE_GRPO, RECIPE_LIMITS, RECIPE_MAX_NEW, at_the_edge, changes_state, paired_gain, pass_rates,
                            plot_learning, recipe_tasks, task_kind)
 from prove_nb.rollout import HFPolicy, compute_facts, load_model
 
@@ -181,8 +181,7 @@ def main(argv=None):
     ap.add_argument("--grpo-seed", type=int, help="a replicate of pre-screening and GRPO from the same views and SFT: seeds their sampling and screens "
                                                    "the GRPO_SEED-th block of candidates (default: --seed, block 0)")
     ap.add_argument("--sft-lr", type=float, default=1e-4)
-    ap.add_argument("--grpo-lr", type=float, default=RECIPE_LR)
-    ap.add_argument("--grpo-beta", type=float, default=RECIPE_BETA, help="KL coefficient (bench/sweep_grpo.py chose it; the sixth run used 0)")
+    ap.add_argument("--grpo-lr", type=float, default=RECIPE_GRPO.lr)
     ap.add_argument("--reward", default="prove+outcome", help="GRPO's trained reward (the tenth run tried 'outcome' alone); PROVE and recall are logged beside it")
     ap.add_argument("--guide", action="store_true", help="a group whose rollouts all have the same outcome gets the gold episode in its last place (off-policy guidance)")
     ap.add_argument("--unfinished", type=float, default=1.0, help="the share of its trained rewards an episode keeps when it hits the step limit before replying (1: all)")
@@ -219,23 +218,22 @@ def main(argv=None):
     if not grpo_tasks: raise SystemExit(f"prescreen: none of {cfg['prescreen']} tasks has a pass rate strictly between 0 and 1: {screen['histogram']}; screen more (--prescreen)" if screen else
                                         f"no GRPO task selected (--grpo-kind {a.grpo_kind!r}, --grpo-tasks {a.grpo_tasks}); kinds are like '1-call read' or '2-call write'")
     print(f"GRPO tasks: {len(grpo_tasks)}" + (f" of {cfg['prescreen']} screened ({screen['histogram']})" if screen else ""), flush=True)
-    grpo_kw = dict(model=sft["checkpoint"], group=cfg["group"], batch_size=cfg["group"], lr=a.grpo_lr, beta=a.grpo_beta, limits=LIMITS,
-                   max_new_tokens=MAX_NEW, max_completion=1024, seed=gseed, resample=cfg["resample"],
-                   resample_on=("outcome",), micro_batch=min(cfg["group"], RECIPE_MICRO_BATCH), unfinished=a.unfinished, guide=a.guide)
+    grpo_st = replace(RECIPE_GRPO, model=sft["checkpoint"], group=cfg["group"], lr=a.grpo_lr, limits=LIMITS, max_new_tokens=MAX_NEW, seed=gseed,
+                      resample=cfg["resample"], resample_on=("outcome",), unfinished=a.unfinished, guide=a.guide)
     monitor = tuple(n for n in ("prove", "recall") if n not in a.reward.split("+"))
-    grpo = stage(out, "grpo", lambda: {"checkpoint": str(train_grpo(grpo_tasks, str(out / "grpo"), steps=cfg["grpo_steps"],
-                                                                    reward=a.reward, monitor=monitor, **grpo_kw)),
+    grpo = stage(out, "grpo", lambda: {"checkpoint": str(train_grpo(grpo_tasks, str(out / "grpo"),
+                                                                    replace(grpo_st, steps=cfg["grpo_steps"], reward=a.reward, monitor=monitor))),
                                      "tasks": [t.id for t in grpo_tasks]}, a.resume)
     models, order = {"base": "smollm2-135m", "sft": sft["checkpoint"], "sft+grpo": grpo["checkpoint"]}, []
     for view in VIEWS: order += [("sft", view), ("sft+grpo", view)]  # the paired comparison first, view by view
     order += [("base", view) for view in VIEWS]
     done = {k: stage(out, f"eval_{k[0]}_{k[1]}", lambda k=k: evaluate(k[0], models[k[0]], views[k[1]], k[1], out), a.resume) for k in order}
     rows = {m: {v: done[(m, v)] for v in VIEWS} for m in models}
-    recall = None if not cfg["recall_steps"] else stage(out, "grpo_recall", lambda: {"checkpoint": str(train_grpo(grpo_tasks, str(out / "grpo_recall"), steps=cfg["recall_steps"],
-                                                                             reward="recall+outcome", monitor=("prove",), **grpo_kw))}, a.resume)
+    recall = None if not cfg["recall_steps"] else stage(out, "grpo_recall", lambda: {"checkpoint": str(train_grpo(grpo_tasks, str(out / "grpo_recall"),
+                                                                             replace(grpo_st, steps=cfg["recall_steps"], reward="recall+outcome", monitor=("prove",))))}, a.resume)
     logs = {a.reward: out / "grpo" / "metrics.jsonl", **({"recall+outcome": out / "grpo_recall" / "metrics.jsonl"} if recall else {})}
     per = {(m, v): json.loads((out / f"eval_{m}_{v}.json").read_text()) for m in models for v in VIEWS}
-    res = {"bench": "learn_cpu", "size": size, "machine": machine, "config": cfg, "seed": a.seed, "grpo_seed": gseed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr, "grpo_beta": a.grpo_beta, "reward": a.reward,
+    res = {"bench": "learn_cpu", "size": size, "machine": machine, "config": cfg, "seed": a.seed, "grpo_seed": gseed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr, "reward": a.reward,
            "unfinished": a.unfinished, "guide": a.guide, "grpo_tasks": len(grpo_tasks), "grpo_kind": a.grpo_kind, "sizes": {k: len(v) for k, v in views.items()},
            "sft_from": sft.get("from"), "sft_skipped": sft.get("skipped", 0),
            "prescreen": {k: screen[k] for k in ("tasks", "k", "edge", "histogram")} if screen else None,

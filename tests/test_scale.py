@@ -370,21 +370,3 @@ def test_learn_cpu_counts_solved_tasks_by_kind():
     got = learn_cpu.solved_by_kind(per, seen)
     assert sum(k["n"] for k in got.values()) == sum(k["sft"] for k in got.values()) == 8 and sum(k["sft+grpo"] for k in got.values()) == 1
     assert got[task_kind(seen[0])]["sft+grpo"] == 1 and set(got) == {task_kind(t) for t in seen}
-
-def test_sweep_validation_is_disjoint_from_screening_and_training():
-    "The sweep's validation tasks come from the GRPO pool but were neither pre-screened nor trained on, in pool order."
-    import sweep_grpo
-    from prove_nb.grpo import recipe_tasks
-    views = recipe_tasks(300, 20, seed=3)
-    cfg = {"screen": "all", "prescreen": 6}
-    trained = views["grpo"][1:3]
-    val = sweep_grpo.validation_tasks(views, cfg, trained, 5)
-    assert [t.id for t in val] == [t.id for t in views["grpo"][6:11]]
-    late = views["grpo"][7:8]  # a trained task outside the screened ones is skipped too
-    assert late[0].id not in {t.id for t in sweep_grpo.validation_tasks(views, cfg, late, 5)}
-
-def test_sweep_chooses_the_largest_paired_gain_ties_to_fewer_calls():
-    import sweep_grpo
-    arm = lambda gain, calls: {"paired": {"success": {"gain": gain}}, "validation": {"calls_per_task": calls}}
-    assert sweep_grpo.choose({"a": arm(0.02, 1.0), "b": arm(0.05, 2.0), "c": arm(0.05, 1.5)}) == "c"
-    assert sweep_grpo.arm_name(2e-5, 0.0) == "lr2e-05_beta0"

@@ -37,12 +37,14 @@ def test_conversations_too_long_are_explained_before_training(data, tmp_path):
     assert "longer than max_length=64" in r.stderr and "--max-length" in r.stderr and not (tmp_path / "sft" / "checkpoint").exists()
 
 def test_grpo_flags_reach_the_trainer(data, tmp_path, monkeypatch):
-    "`prove train --stage grpo` hands its rollout flags to `train_grpo`: the resampling rounds and the share a cut-off episode keeps."
+    "`prove train --stage grpo` hands its flags to `train_grpo` as `GRPOSettings`: tasks a step, resampling rounds, the share a cut-off episode keeps."
     import prove_nb.grpo as grpo
     from prove_nb.cli import main
     got = {}
-    monkeypatch.setattr(grpo, "train_grpo", lambda tasks, out, model, **kw: got.update(kw, n=len(tasks)) or tmp_path)
-    main(["train", "--stage", "grpo", "--data", str(data), "--out", str(tmp_path / "g"), "--unfinished", "0.5", "--resample", "2", "--guide"])
+    monkeypatch.setattr(grpo, "train_grpo", lambda tasks, out, st: got.update(vars(st), n=len(tasks)) or tmp_path)
+    main(["train", "--stage", "grpo", "--data", str(data), "--out", str(tmp_path / "g"), "--unfinished", "0.5", "--resample", "2", "--guide",
+          "--group", "4", "--batch-size", "12", "--scale-rewards", "batch"])
     assert (got["unfinished"], got["resample"], got["guide"]) == (0.5, 2, True) and got["n"] > 0
+    assert (got["group"], got["tasks_per_step"], got["scale_rewards"]) == (4, 3, "batch")
     main(["train", "--stage", "grpo", "--data", str(data), "--out", str(tmp_path / "g")])
     assert (got["unfinished"], got["guide"]) == (1.0, False)  # by default a cut-off episode is scored as it ran, and no group is guided
