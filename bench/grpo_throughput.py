@@ -81,6 +81,18 @@ def rates(r: dict, steps: int, rollouts_per_step: int, groups_per_step: int) -> 
     return {**r, "seconds_per_step": round(s / steps, 1), "rollouts_per_hour": round(3600 * steps * rollouts_per_step / s, 1),
             "groups_per_hour": round(3600 * steps * groups_per_step / s, 1), "trained_tokens_per_second": round(r["trained_tokens"] / s, 2)}
 
+ROWS = (("seconds per step", "seconds_per_step"), ("rollouts per hour", "rollouts_per_hour"), ("distinct groups per hour", "groups_per_hour"),
+        ("trained tokens per second", "trained_tokens_per_second"), ("peak resident memory (GB)", "peak_rss_gb"),
+        ("trained ids not sampled (episodes)", "mismatched"), ("episodes over the completion budget", "clipped"))
+
+def table(res: dict) -> str:
+    "The markdown table of a result: old, new and their ratio."
+    cell = lambda r, k: f"{r['mismatched_ids']:g} ids ({r.get('mismatched_episodes', 0 if not r['mismatched_ids'] else '?')} of {r['episodes']})" if k == "mismatched" else \
+        f"{r['clipped']:g} of {r['episodes']}" if k == "clipped" else f"{r[k]:,.2f}" if k == "peak_rss_gb" else f"{r[k]:,.1f}"
+    ratio = lambda k: f"{res['new'][k] / res['old'][k]:.2f}x" if k not in ("mismatched", "clipped") and res["old"][k] else ""
+    return "\n".join(["| | old (45400b6) | new | new / old |", "|---|---|---|---|"] +
+                     [f"| {name} | {cell(res['old'], k)} | {cell(res['new'], k)} | {ratio(k)} |" for name, k in ROWS])
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", required=True, help="the model both engines train (an SFT checkpoint: a base model calls no tools)")
@@ -90,7 +102,9 @@ def main():
     ap.add_argument("--n-tasks", type=int, default=1200, help="recipe tasks synthesized; the GRPO view's first ones are trained")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "grpo_throughput.json"))
     ap.add_argument("--quick", action="store_true", help="write the JSON beside --out with a .quick suffix (a smoke run)")
+    ap.add_argument("--table", action="store_true", help="print the markdown table of the JSON at --out, run nothing")
     a = ap.parse_args()
+    if a.table: return print(table(json.loads(Path(a.out).read_text())))
     from prove_nb.grpo import recipe_tasks
     from prove_nb.rollout import compute_facts
     from prove_nb.task import save_tasks
@@ -110,6 +124,6 @@ def main():
            "machine": {**compute_facts(), "cores": os.cpu_count(), "python": platform.python_version(), "load_before": load}}
     out = Path(a.out + ".quick" if a.quick else a.out)
     out.parent.mkdir(parents=True, exist_ok=True); out.write_text(json.dumps(res, indent=1) + "\n")
-    print(json.dumps(res, indent=1))
+    print(json.dumps(res, indent=1)); print(table(res))
 
 if __name__ == "__main__": main()

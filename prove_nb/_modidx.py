@@ -291,6 +291,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'prove_nb.grpo.task_kind': ('grpo.html#task_kind', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.tool_combination': ('grpo.html#tool_combination', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.train_grpo': ('grpo.html#train_grpo', 'prove_nb/grpo.py'),
+                               'prove_nb.grpo.trained_state': ('grpo.html#trained_state', 'prove_nb/grpo.py'),
                                'prove_nb.grpo.world_index': ('grpo.html#world_index', 'prove_nb/grpo.py')},
             'prove_nb.grpo_step': { 'prove_nb.grpo_step.Episode': ('grpo_step.html#episode', 'prove_nb/grpo_step.py'),
                                     'prove_nb.grpo_step.__getattr__': ('grpo_step.html#__getattr__', 'prove_nb/grpo_step.py'),

@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_grpo.ipynb #1f6c5292
 from __future__ import annotations
-import copy, json, random, warnings
+import json, random, warnings
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -20,11 +20,11 @@ from .task import Task
 # %% auto #0
 __all__ = ['UNFINISHED', 'LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'RECIPE_MAX_NEW',
            'RECIPE_BUDGET', 'RECIPE_GRPO', 'tagged_prompt', 'grpo_dataset', 'episode_tokens', 'fit_budget',
-           'sampling_policy', 'score_episodes', 'scale_unfinished', 'informative', 'calls_gap', 'calls_push',
-           'make_rollout_func', 'episode_reward', 'lora_config', 'JsonlLogger', 'plot_metrics', 'reward_names',
-           'GRPOSettings', 'grpo_config', 'train_grpo', 'tool_combination', 'world_index', 'changes_state', 'task_kind',
-           'recipe_tasks', 'pass_rates', 'at_the_edge', 'paired_gain', 'graded_gains', 'moving_average',
-           'plot_learning', 'recipe_run', 'before_after']
+           'trained_state', 'sampling_policy', 'score_episodes', 'scale_unfinished', 'informative', 'calls_gap',
+           'calls_push', 'make_rollout_func', 'episode_reward', 'lora_config', 'JsonlLogger', 'plot_metrics',
+           'reward_names', 'GRPOSettings', 'grpo_config', 'train_grpo', 'tool_combination', 'world_index',
+           'changes_state', 'task_kind', 'recipe_tasks', 'pass_rates', 'at_the_edge', 'paired_gain', 'graded_gains',
+           'moving_average', 'plot_learning', 'recipe_run', 'before_after']
 
 # %% ../nbs/10_grpo.ipynb #858b8a1a
 def tagged_prompt(t: Task) -> list[dict]:
@@ -53,11 +53,23 @@ def fit_budget(row: dict, budget: int, eos: int) -> bool:
     return False
 
 # %% ../nbs/10_grpo.ipynb #699c90b9
+def trained_state(model) -> dict:
+    "The weights of `model` as a plain causal LM's state dict, LoRA adapters merged in."
+    if not hasattr(model, "merge_adapter"): return model.state_dict()
+    model.merge_adapter()
+    try: return {k.replace(".base_layer", ""): v.clone() for k, v in model.get_base_model().state_dict().items() if "lora_" not in k}
+    finally: model.unmerge_adapter()
+
 def sampling_policy(trainer, tok, max_new_tokens: int, temperature: float, dtype: str | None = "auto") -> HFPolicy:
-    "An `HFPolicy` on a copy of the trainer's current weights in `dtype` (None: on the weights themselves)."
+    "An `HFPolicy` on the trainer's current weights in `dtype` (None: on the weights themselves), loaded into a sampler kept on the trainer."
     model = trainer.accelerator.unwrap_model(trainer.model)
-    if dtype: model = copy.deepcopy(model).to(torch_dtype(dtype)).eval()
-    return HFPolicy(model, tok, max_new_tokens, temperature)
+    if not dtype: return HFPolicy(model, tok, max_new_tokens, temperature)
+    if getattr(trainer, "sampler", None) is None:  # built once, not deep-copied: the trainer wraps its model's forward, and a copy would share that wrapper
+        from transformers import AutoModelForCausalLM
+        base = model.get_base_model() if hasattr(model, "get_base_model") else model
+        trainer.sampler = AutoModelForCausalLM.from_config(base.config, dtype=torch_dtype(dtype)).eval()
+    trainer.sampler.load_state_dict(trained_state(model))
+    return HFPolicy(trainer.sampler, tok, max_new_tokens, temperature)
 
 def score_episodes(rewards, tasks: list[Task], trajs: list, n_prompt: list) -> list[dict]:
     "{reward name: RewardResult} for each played episode, scored on the calls as they ran."

@@ -104,17 +104,17 @@ def group_backward(model, group: list[Episode], normalizer: float, temperature: 
     import torch
     backward = backward or (lambda loss: loss.backward())
     decoder, head = decoder_and_head(model)
-    ctx = lambda: torch.autocast("cpu", dtype=autocast) if autocast else nullcontext()
-    with ctx(): out = decoder(input_ids=torch.tensor(group[0].prompt)[None], use_cache=True)
-    leaves, last = _leaves(out.past_key_values), out.last_hidden_state[0, -1:].detach().requires_grad_()
     total = 0.0
-    for e in group:
-        with ctx(): lp, sel = completion_logps(decoder, head, e, last, _cache_of(leaves), temperature)
-        loss = token_loss(lp, torch.tensor(e.sampled)[sel], e.advantage, torch.ones_like(lp), **kw) / normalizer
-        backward(loss); total += loss.item()
-    roots = [out.last_hidden_state[0, -1:]] + [t for kv in out.past_key_values.layers for t in (kv.keys, kv.values)]
-    pairs = [(r, g) for r, g in zip(roots, [last.grad] + [t.grad for kv in leaves for t in kv]) if g is not None]
-    if pairs: torch.autograd.backward([r for r, _ in pairs], [g for _, g in pairs])  # the prompt's gradient, summed over its group
+    with torch.autocast("cpu", dtype=autocast) if autocast else nullcontext():  # one context: the weights are cast once for the group
+        out = decoder(input_ids=torch.tensor(group[0].prompt)[None], use_cache=True)
+        leaves, last = _leaves(out.past_key_values), out.last_hidden_state[0, -1:].detach().requires_grad_()
+        for e in group:
+            lp, sel = completion_logps(decoder, head, e, last, _cache_of(leaves), temperature)
+            loss = token_loss(lp, torch.tensor(e.sampled)[sel], e.advantage, torch.ones_like(lp), **kw) / normalizer
+            backward(loss); total += loss.item()
+        roots = [out.last_hidden_state[0, -1:]] + [t for kv in out.past_key_values.layers for t in (kv.keys, kv.values)]
+        pairs = [(r, g) for r, g in zip(roots, [last.grad] + [t.grad for kv in leaves for t in kv]) if g is not None]
+        if pairs: torch.autograd.backward([r for r, _ in pairs], [g for _, g in pairs])  # the prompt's gradient, summed over its group
     return total
 
 # %% ../nbs/09b_grpo_step.ipynb #64809fd9
@@ -141,10 +141,12 @@ def _trainer_class():
             import torch
             t0 = time.perf_counter()
             model.train()
-            inputs = self._prepare_inputs(inputs)
+            inputs = self._prepare_inputs(inputs)  # rollouts, rewards, advantages
+            t1 = time.perf_counter()
             loss, stats = grouped_backward(model, batch_episodes(inputs), self.temperature, self.autocast, self.accelerator.backward,
                                            eps=(self.epsilon_low, self.epsilon_high), is_cap=self.is_cap)
-            for k, v in {**stats, "step_time": time.perf_counter() - t0}.items(): self._metrics["train"][k].append(v)
+            t2 = time.perf_counter()
+            for k, v in {**stats, "step/rollout_seconds": t1 - t0, "step/backward_seconds": t2 - t1, "step_time": t2 - t0}.items(): self._metrics["train"][k].append(v)
             self._step += 1
             return torch.tensor(loss)
     return GroupedGRPOTrainer
