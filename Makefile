@@ -15,6 +15,8 @@ $(STAMP):
 	# BFCL multi-turn, light: the package without its 180 declared dependencies, plus the few its multi-turn path imports
 	$(PY) -m pip install -q --no-deps bfcl-eval==2026.3.23 mpmath==1.3.0 overrides==7.7.0 tenacity==9.1.4 python-dotenv==1.2.4 \
 		tree-sitter==0.21.3 tree-sitter-java==0.21.0 tree-sitter-javascript==0.21.4
+	# NESTFUL v1 from its wheel, light: the package without its declared dependencies, plus what its data handlers import
+	$(PY) -m pip install -q --no-deps nestful-wrapper==0.1.7 jmespath==1.1.0 jsonref==1.1.0
 	rm -f $(VENV)/.installed-*; touch $(STAMP)
 
 setup: $(STAMP)

@@ -14,11 +14,11 @@ from .task import held_output, load_tasks, remove, staged_dir
 # %% auto #0
 __all__ = ['positive', 'natural', 'group_size', 'depth', 'tokens', 'port', 'rate', 'learning_rate', 'non_negative', 'seconds',
            'GRPO_ONLY', 'EVAL_SUITES', 'UsageError', 'Parser', 'one_line', 'checked', 'tasks_arg', 'existing_file',
-           'server_list', 'reward_sum', 'resolve_model', 'model_arg', 'check_out', 'servers_info', 'cmd_servers',
-           'add_serve_args', 'cmd_serve', 'cmd_demo', 'cmd_synth', 'cmd_replay', 'cmd_score', 'train_tasks',
-           'check_train', 'fit', 'cmd_train', 'eval_heldout', 'eval_bfcl', 'cmd_eval', 'cmd_orchestrate', 'cmd_ebench',
-           'subcommand', 'add_out', 'add_data_commands', 'add_train_command', 'add_eval_commands', 'build_parser',
-           'main']
+           'existing_dir', 'server_list', 'reward_sum', 'resolve_model', 'model_arg', 'check_out', 'servers_info',
+           'cmd_servers', 'add_serve_args', 'cmd_serve', 'cmd_demo', 'cmd_synth', 'cmd_replay', 'cmd_score',
+           'train_tasks', 'check_train', 'fit', 'cmd_train', 'eval_heldout', 'eval_bfcl', 'eval_nestful', 'eval_teval',
+           'cmd_eval', 'cmd_orchestrate', 'cmd_ebench', 'subcommand', 'add_out', 'add_data_commands',
+           'add_train_command', 'add_eval_commands', 'build_parser', 'main']
 
 # %% ../nbs/99_cli.ipynb #603d4f86
 class UsageError(Exception):
@@ -69,6 +69,11 @@ def tasks_arg(text: str) -> list:
 def existing_file(text: str) -> str:
     "An argparse type: the path of a file that exists."
     if not Path(text).is_file(): raise argparse.ArgumentTypeError(f"no such file: {text}")
+    return text
+
+def existing_dir(text: str) -> str:
+    "An argparse type: the path of a folder that exists."
+    if not Path(text).is_dir(): raise argparse.ArgumentTypeError(f"no such folder: {text}")
     return text
 
 def server_list(text: str) -> list | None:
@@ -242,7 +247,20 @@ def eval_bfcl(args) -> dict:
     with staged_dir(args.out, args.overwrite) as out: rep = run_bfcl(args.model, args.category, args.limit, out)
     return {"category": args.category, "accuracy": rep["accuracy"]}
 
-EVAL_SUITES = {"heldout": eval_heldout, "bfcl": eval_bfcl}
+def eval_nestful(args) -> dict:
+    "NESTFUL v1 (from its installed wheel): `--model`'s nested call sequences on `--set`, scored by NESTFUL's metrics."
+    from prove_nb.nestful import run_nestful
+    with staged_dir(args.out, args.overwrite) as out: rep = run_nestful(args.model, args.set, args.limit, out)
+    return {k: rep[k] for k in ("split", "accuracy", "f1_function", "f1_param", "partial_sequence_accuracy", "win_rate")}
+
+def eval_teval(args) -> dict:
+    "T-Eval's six dimensions on the data folder `--data` (T-Eval's published JSON files)."
+    from prove_nb.teval import run_teval
+    if args.data is None: raise UsageError("teval needs --data DIR (the folder of T-Eval's JSON files: instruct_v2.json, ...)")
+    with staged_dir(args.out, args.overwrite) as out: rep = run_teval(args.data, args.model, out, suffix=args.suffix, limit=args.limit)
+    return {"accuracy": rep["accuracy"], **rep["dimensions"]}
+
+EVAL_SUITES = {"heldout": eval_heldout, "bfcl": eval_bfcl, "nestful": eval_nestful, "teval": eval_teval}
 
 def cmd_eval(args): print(json.dumps(EVAL_SUITES[args.suite](args)))
 
@@ -321,11 +339,14 @@ def add_eval_commands(sub):
     "`prove eval`, `orchestrate` and `ebench`."
     from prove_nb.bfcl import CATEGORIES
     policies = ("gold", "noop", "smollm2-135m", "openai:")
-    s = subcommand(sub, "eval", cmd_eval, "evaluate a policy: held-out tasks or BFCL multi-turn", (ValueError,))
+    s = subcommand(sub, "eval", cmd_eval, "evaluate a policy: held-out tasks, BFCL multi-turn, NESTFUL or T-Eval", (ValueError,))
     s.add_argument("suite", choices=list(EVAL_SUITES)); s.add_argument("--model", type=model_arg(*policies), default="gold")
     s.add_argument("--tasks", type=tasks_arg); s.add_argument("--split", default="test"); s.add_argument("--k", type=positive, default=3)
     s.add_argument("--temperature", type=non_negative, default=0.7, help="sampling temperature (pass^k needs > 0)")
     s.add_argument("--category", default="multi_turn_base", choices=CATEGORIES); s.add_argument("--limit", type=positive)
+    s.add_argument("--set", default="executable", choices=["executable", "glaive", "sgd"], help="NESTFUL: the set to run")
+    s.add_argument("--data", type=existing_dir, help="T-Eval: the folder of its JSON files (instruct_v2.json, ...)")
+    s.add_argument("--suffix", default="_v2", choices=["_v2", "_v2_subset", "_v2_zh"], help="T-Eval: the files' name suffix")
     add_out(s)
     s = subcommand(sub, "orchestrate", cmd_orchestrate, "run an orchestration controller on tasks")
     s.add_argument("--policy", choices=["utility", "react", "fixed", "direct", "threshold"], default="utility")
