@@ -10,7 +10,8 @@ from prove_nb.cli import main
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample" / "tasks.jsonl"
 WORK = {"prove_nb.synth.dataset": ["synthesize", "replay_tasks"], "prove_nb.rewards": ["score_file"], "prove_nb.sft": ["train_sft"],
         "prove_nb.grpo": ["train_grpo"], "prove_nb.evaluate": ["evaluate", "policy_from_name"], "prove_nb.bfcl": ["run_bfcl"],
-        "prove_nb.orchestration": ["run_orchestration"], "prove_nb.ebench": ["build_ebench", "run_ebench"], "prove_nb.cli": ["serve"]}
+        "prove_nb.orchestration": ["run_orchestration"], "prove_nb.ebench": ["build_ebench", "run_ebench"], "prove_nb.cli": ["serve"],
+        "prove_nb.nestful": ["run_nestful"], "prove_nb.teval": ["run_teval"]}
 
 def prove(capsys, *argv) -> tuple:
     "Run `prove argv` in this process: (exit code, standard error)."
@@ -80,7 +81,9 @@ MISTAKES = [  # (argv, what the one line must say); D is the folder of `runs`
     (["eval", "heldout", "--out", f"{D}/e"], "heldout needs --tasks"),
     (["eval", "heldout", "--tasks", f"{D}/data", "--split", "tset", "--out", f"{D}/e"], "--tasks has no tasks in --split 'tset'; its splits: test, train"),
     (["eval", "heldout", "--tasks", f"{D}/data", "--k", "0", "--out", f"{D}/e"], "argument --k: expected a positive whole number, got '0'"),
-    (["eval", "nestful", "--out", f"{D}/e"], "argument suite: invalid choice: 'nestful'"),
+    (["eval", "nosuch", "--out", f"{D}/e"], "argument suite: invalid choice: 'nosuch'"),
+    (["eval", "teval", "--out", f"{D}/e"], "teval needs --data DIR"),
+    (["eval", "teval", "--data", f"{D}/missing", "--out", f"{D}/e"], "argument --data: no such folder"),
     (["eval", "bfcl", "--category", "multi_turn_bse", "--out", f"{D}/e"], "argument --category: invalid choice: 'multi_turn_bse'"),
     (["orchestrate", "--tasks", f"{D}/data", "--samples", "0", "--out", f"{D}/o"], "argument --samples: expected a positive whole number"),
     (["ebench", "build", "--n", "-1", "--out", f"{D}/b"], "argument --n: expected a positive whole number, got '-1'"),
