@@ -8,11 +8,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
 
+VECTOR = ("amx_bf16", "avx512_bf16", "avx512f", "avx2")  # the widest first: AMX and AVX512-BF16 compute bfloat16 natively
+
 def machine() -> dict:
-    "What a CPU benchmark's figures depend on: the CPU model, its cores, the platform and Python."
+    "What a CPU benchmark's figures depend on: the CPU model, its widest vector extension, its cores, the platform and Python."
     info = Path("/proc/cpuinfo")
-    names = [l.split(":", 1)[1].strip() for l in info.read_text().splitlines() if l.startswith("model name")] if info.exists() else []
-    return {"cpu": names[0] if names else platform.machine(), "cores": os.cpu_count(), "platform": sys.platform, "python": platform.python_version()}
+    lines = info.read_text().splitlines() if info.exists() else []
+    names = [l.split(":", 1)[1].strip() for l in lines if l.startswith("model name")]
+    flags = next((set(l.split(":", 1)[1].split()) for l in lines if l.startswith("flags")), set())
+    return {"cpu": names[0] if names else platform.machine(), "vector": next((v for v in VECTOR if v in flags), None),
+            "cores": os.cpu_count(), "platform": sys.platform, "python": platform.python_version()}
 
 def save(bench: str, result: dict, folder: Path = RESULTS) -> Path:
     "Write `result` as `bench`'s current result, with the date (UTC), the commit, the machine and its load."

@@ -22,11 +22,13 @@ def test_make_bench_runs_every_maintained_benchmark_quick():
         assert res.returncode == 0 and "--quick" in res.stdout, res.stderr[-2000:]
 
 def test_save_stamps_a_current_result(tmp_path):
+    import record
     from record import save
     path = save("x_bench", {"n": 3}, tmp_path)
     got = json.loads(path.read_text())
     assert path == tmp_path / "x_bench.json" and got["bench"] == "x_bench" and got["n"] == 3
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", got["date"]) and got["machine"]["cores"] >= 1 and len(got["load_average"]) == 3
+    assert got["machine"]["vector"] in (*record.VECTOR, None)
 
 def test_results_layout():
     "A benchmark's current result is results/<bench>.json; its older records are results/<bench>/<date>_<what it tests>.*"
