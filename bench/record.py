@@ -7,6 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
+START_LOAD = os.getloadavg()  # when the benchmark imported this, before it ran
 
 VECTOR = ("amx_bf16", "avx512_bf16", "avx512f", "avx2")  # the widest first: AMX and AVX512-BF16 compute bfloat16 natively
 
@@ -20,10 +21,10 @@ def machine() -> dict:
             "cores": os.cpu_count(), "platform": sys.platform, "python": platform.python_version()}
 
 def save(bench: str, result: dict, folder: Path = RESULTS) -> Path:
-    "Write `result` as `bench`'s current result, with the date (UTC), the commit, the machine and its load."
+    "Write `result` as `bench`'s current result, with the date (UTC), the commit, the machine and its load when it started and ended."
     commit = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True).stdout.strip()
     record = {"bench": bench, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "commit": commit or None,
-              "machine": machine(), "load_average": [round(x, 2) for x in os.getloadavg()], **result}
+              "machine": machine(), "load_average": {"start": [round(x, 2) for x in START_LOAD], "end": [round(x, 2) for x in os.getloadavg()]}, **result}
     path = Path(folder) / f"{bench}.json"
     path.write_text(json.dumps(record, indent=1) + "\n")
     print(f"wrote {path}", file=sys.stderr)

@@ -27,7 +27,7 @@ def test_save_stamps_a_current_result(tmp_path):
     path = save("x_bench", {"n": 3}, tmp_path)
     got = json.loads(path.read_text())
     assert path == tmp_path / "x_bench.json" and got["bench"] == "x_bench" and got["n"] == 3
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", got["date"]) and got["machine"]["cores"] >= 1 and len(got["load_average"]) == 3
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", got["date"]) and got["machine"]["cores"] >= 1 and [len(v) for v in got["load_average"].values()] == [3, 3]
     assert got["machine"]["vector"] in (*record.VECTOR, None)
 
 def test_results_layout():
