@@ -83,8 +83,14 @@ lab: setup
 	$(VENV)/bin/jupyter lab --notebook-dir=nbs --MappingKernelManager.default_kernel_name=prove_nb \
 		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
-bench: setup
-	$(PY) bench/env_bench.py --quick
+# The maintained benchmarks at a quick size, printed only (about 3 minutes on 2 cores, plus about 1.5 the first time for
+# .venv-verifiers). Without --quick each measures its full size and writes bench/results/<bench>.json (bench/RESULTS.md).
+bench: setup verifiers-env
+	$(PY) bench/env_bench.py --quick --json
+	$(PY) bench/reward_bench.py --quick
+	$(PY) bench/synth_bench.py --quick --check-determinism
+	$(PY) bench/serve_bench.py --quick --json
+	$(PY) bench/adapters_bench.py --quick
 
 # verifiers pins mcp==2.0.0 (this project: 2.3.0), so it gets its own environment: verifiers from the registry,
 # this checkout on its path (nothing prove-env imports needs the MCP SDK), prove_nb's own pure-Python needs that verifiers

@@ -1,7 +1,10 @@
 """Per-rollout cost of the framework adapters: TRL environment classes (build, reset, gold calls, reward) in process, and
 verifiers' `vf-eval` over prove-env (a fresh MCP tool server per rollout) against gold served by the library.
 
-    .venv/bin/python bench/adapters_bench.py [--rollouts 2] [--skip-verifiers]
+    .venv/bin/python bench/adapters_bench.py [--rollouts 2] [--skip-verifiers]   # writes bench/results/adapters_bench.json
+    .venv/bin/python bench/adapters_bench.py --quick      # 3 tasks, 5 TRL rollouts each, one vf-eval rollout each; printed only
+
+The verifiers part needs `.venv-verifiers` (`make verifiers-env`); without it only the TRL part runs.
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -12,6 +15,7 @@ from prove_nb.adapters import environment_class, environment_reward, gold_chat_p
 from prove_nb.core import parse_message
 from prove_nb.rollout import gold_policy, rollout
 from prove_nb.task import load_tasks
+from record import save
 
 TASKS = ROOT / "data" / "sample" / "tasks.jsonl"
 VF = ROOT / ".venv-verifiers" / "bin"
@@ -55,11 +59,13 @@ def verifiers_eval(tasks, rollouts: int) -> dict:
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rollouts", type=int, default=2)
+    ap.add_argument("--quick", action="store_true", help="3 tasks, 5 TRL rollouts each, one vf-eval rollout each")
+    ap.add_argument("--rollouts", type=int)
     ap.add_argument("--skip-verifiers", action="store_true")
     a = ap.parse_args()
-    tasks = [t for t in load_tasks(TASKS) if len(t.turns) == 1]
-    out = {"load_start": os.getloadavg()[0], "tasks": len(tasks), "trl_env_ms": trl_env(tasks)}
-    if not a.skip_verifiers and (VF / "vf-eval").exists(): out["vf_eval"] = verifiers_eval(tasks, a.rollouts)
+    tasks = [t for t in load_tasks(TASKS) if len(t.turns) == 1][:3 if a.quick else None]
+    out = {"load_start": os.getloadavg()[0], "tasks": len(tasks), "trl_env_ms": trl_env(tasks, 5 if a.quick else 20)}
+    if not a.skip_verifiers and (VF / "vf-eval").exists(): out["vf_eval"] = verifiers_eval(tasks, a.rollouts or (1 if a.quick else 2))
     out["load_end"] = os.getloadavg()[0]
     print(json.dumps(out, indent=1))
+    if not a.quick: save("adapters_bench", out)

@@ -1,17 +1,18 @@
 """Environment benchmark: in-process call and fork cost, and MCP throughput of a prove server beside a bare SDK server.
 
-    python bench/env_bench.py [--quick] [--json] [--server NAME]
+    python bench/env_bench.py [--quick] [--json] [--server NAME]    # without --quick, writes bench/results/env_bench.json
 
 Every pair that is compared runs in the same process under the same load, so ratios are meaningful.
 Targets (2 cores): call_us <= 20; fork_us_10mb <= 50 and within 3x of fork_us_10kb; deepcopy_us_10mb / fork_us_10mb >= 100;
 each prove MCP figure >= 0.8x the bare SDK's.
 """
-import argparse, copy, json, os, socket, statistics, subprocess, sys, time
+import argparse, copy, json, socket, statistics, subprocess, sys, time
 
 import anyio
 
 from prove_nb.server import MCPToolClient, example_arguments, load_server, server_names, to_mcp, working_read_call
 from prove_nb.state import State, TableSpec
+from record import save
 
 SERVE = [sys.executable, "-c", "from prove_nb.cli import main; main()", "serve"]
 BARE = [sys.executable, "-c", """
@@ -146,9 +147,9 @@ def main():
     for k in ("mcp_memory", "stdio", "http"):
         sdk = {"mcp_memory": "sdk_memory"}.get(k, f"sdk_{k}")
         res[f"ratio_{k}"] = round(res[f"{k}_calls_per_s"] / res[f"{sdk}_calls_per_s"], 2)
-    res["machine"] = f"{os.cpu_count()} cores, {sys.platform}, python {sys.version.split()[0]}"
     if not a.json:
         for k, v in res.items(): print(f"{k:>28}: {v}")
     print(json.dumps(res))
+    if not a.quick: save("env_bench", res)
 
 if __name__ == "__main__": main()

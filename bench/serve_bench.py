@@ -1,10 +1,12 @@
-"""Shared-server benchmark (issue 15): isolation under concurrent HTTP clients, other sessions' latency while one
+"""Shared-server benchmark: isolation under concurrent HTTP clients, other sessions' latency while one
 session sends a catastrophic regex, memory and admission after abandoned HTTP initialisations, per-session memory,
 and filesystem-sandbox escape attempts over MCP.
 
     python bench/serve_bench.py [--quick] [--json] [--only isolation,stall,abandon,session_memory,sandbox] [--root DIR --old]
 
-`--root DIR` runs the servers from another checkout (e.g. a `git worktree` of the commit before issue 15) with the
+Without --quick, every part measured on this checkout's servers is written to bench/results/serve_bench.json.
+
+`--root DIR` runs the servers from another checkout (e.g. a `git worktree` of an older commit) with the
 client of this one; `--old` says that checkout predates `--admin` (its admin tools are always on).
 """
 import argparse, json, os, random, socket, statistics, subprocess, sys, time, tracemalloc
@@ -12,6 +14,7 @@ import argparse, json, os, random, socket, statistics, subprocess, sys, time, tr
 import anyio, httpx
 
 from prove_nb.server import MCPToolClient, SessionManager, load_server
+from record import save
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -191,5 +194,6 @@ def main():
     if "session_memory" in only: out["session_memory"] = session_memory()
     if "sandbox" in only: out["sandbox"] = sandbox(a.root, a.old)
     print(json.dumps(out, indent=None if a.json else 1))
+    if not a.quick and a.only == ap.get_default("only") and a.root == ROOT: save("serve_bench", out)
 
 if __name__ == "__main__": main()

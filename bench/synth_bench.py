@@ -8,23 +8,27 @@ wall time includes waiting for other jobs, so `cpu_seconds / workers` is the tim
 synthesis in at most 120 s on 2 cores; executable_rate = grounded_rate = 1.0; no split leaks; every tool of the train
 split's servers in train; identical output for the same seed.
 
-    python bench/synth_bench.py [--n 13517] [--seed 0] [--workers 2] [--out DIR] [--check-determinism]
+    python bench/synth_bench.py [--n 13517] [--seed 0] [--workers 2] [--out DIR] [--check-determinism]   # writes bench/results/synth_bench.json
+    python bench/synth_bench.py --quick --check-determinism       # 1,000 conversations, printed only
 """
 import argparse, hashlib, json, os, resource, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from prove_nb.synth.config import SynthConfig
 from prove_nb.synth.dataset import dataset_stats, synthesize, write_dataset
+from record import save
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--n", type=int, default=13_517)
+    ap.add_argument("--quick", action="store_true", help="1,000 conversations")
+    ap.add_argument("--n", type=int)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default="")
     ap.add_argument("--check-determinism", action="store_true")
     ap.add_argument("--digest-only", action="store_true", help="print only the sha256 of the records (used by --check-determinism)")
     a = ap.parse_args()
+    a.n = a.n or (1_000 if a.quick else 13_517)
     digest = lambda tasks: hashlib.sha256(json.dumps([t.to_dict() for t in tasks]).encode()).hexdigest()
     if a.digest_only:
         print(digest(synthesize(a.n, seed=a.seed, config=SynthConfig(workers=a.workers), progress=False)))
@@ -49,6 +53,7 @@ def main():
                                env=env, capture_output=True, text=True, check=True).stdout.strip()
         out["deterministic"] = again == digest(tasks)
     print(json.dumps(out))
+    if not a.quick: save("synth_bench", out)
 
 if __name__ == "__main__":
     main()

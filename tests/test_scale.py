@@ -272,7 +272,7 @@ def test_learn_cpu_runs_reads_every_evaluated_run():
     import learn_cpu_runs as lr
     assert lr.paired_se({"n": 4, "gain": 0.5, "better": 2, "worse": 0}) == pytest.approx(((2 / 4 - 0.25) / 4) ** 0.5)
     rows = lr.runs()
-    assert [r["number"] for r in rows][:4] == ["6", "7", "8", "8 (seed 1)"] and "learn_cpu_v8" in [r["run"] for r in rows if r["met"]]
+    assert [r["number"] for r in rows][:4] == ["6", "7", "8", "8 (seed 1)"] and [r["run"] for r in rows if r["met"]] == ["2026-12-03_kl-beta-0.04"]
     s = lr.summary(rows)
     assert s["runs"] == len(rows) and s["positive"] + s["negative"] <= len(rows) and s["target_met"] == sum(r["met"] for r in rows)
     assert lr.table(rows).count("\n") == len(rows) + 1
