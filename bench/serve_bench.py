@@ -11,7 +11,8 @@ import argparse, json, os, random, socket, statistics, subprocess, sys, time, tr
 
 import anyio, httpx
 
-from prove_nb.server import MCPToolClient, SessionManager, load_server
+from prove_nb.server import load_server
+from prove_nb.transport import MCPToolClient, SessionManager
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {},

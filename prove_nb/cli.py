@@ -7,7 +7,8 @@ from __future__ import annotations
 import argparse, json, os, sys, time
 from pathlib import Path
 
-from .server import ServeLimits, load_server, server_names, serve
+from .server import load_server, server_names
+from .transport import ServeLimits, serve
 
 # %% auto #0
 __all__ = ['servers_info', 'cmd_servers', 'add_serve_args', 'cmd_serve', 'cmd_demo', 'cmd_synth', 'cmd_replay', 'cmd_score',
