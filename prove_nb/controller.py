@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from .core import ToolCall, assistant_msg, function_schema, parse_message, tool_names
+from .core import ToolCall, assistant_msg, function_schema, mean, parse_message, tool_names
 from .synth.realize import verb_phrase
 from .rollout import Reply
 from .server import all_tools
@@ -344,7 +344,7 @@ class CostModel:
 def result_tokens(obs: Obs, default: float = 50.0) -> float:
     "Mean size in tokens (4 characters each) of the tool results so far."
     sizes = [len(json.dumps(d.result, default=str)) / 4 for d in obs.calls]
-    return sum(sizes) / len(sizes) if sizes else default
+    return mean(sizes, default)
 
 def pending_uncertainty(obs: Obs, chosen: dict) -> float:
     "The chance that an unchecked write of this request went wrong (1 if a re-read contradicted one)."

@@ -8,7 +8,7 @@ import json, random, time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from .core import ToolCall, assistant_msg
+from .core import ToolCall, assistant_msg, mean
 from .evaluate import pass_k, policy_from_name
 from .rollout import Limits, rollout_batch
 from .server import World, load_server, server_names
@@ -76,7 +76,7 @@ def state_gap(task: Task, mine: World) -> dict:
 def _by(tasks: list, wins: list, key) -> dict:
     groups = defaultdict(list)
     for t, w in zip(tasks, wins): groups[str(key(t))].append(w)
-    return {g: round(sum(v) / len(v), 4) for g, v in sorted(groups.items())}
+    return {g: round(mean(v), 4) for g, v in sorted(groups.items())}
 
 def run_ebench(policy, tasks_file, k: int = 3, out_dir=None, limits: Limits = Limits(max_steps=8, max_turns=1),
                temperature: float = 0.7, max_new_tokens: int = 256) -> dict:

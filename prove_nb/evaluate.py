@@ -8,7 +8,7 @@ import json, math, os, sys, threading, time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from .core import parse_message
+from .core import mean, parse_message
 from .rewards import align_completion, get_reward, gold_hash, missing_facts
 from .rollout import SMOLLM2, HFPolicy, Limits, OpenAIPolicy, gold_policy, load_model, noop_policy, release_memory, rollout_batch
 from .task import Task
@@ -70,17 +70,13 @@ def run_trials(tasks: list, policy, n: int, limits: Limits = EVAL_LIMITS, reward
 # %% ../nbs/12_eval.ipynb #15571f1e
 DEPTHS = range(7)
 
-def _mean(xs) -> float | None:
-    xs = list(xs)
-    return sum(xs) / len(xs) if xs else None
-
 def _group(rows: list, tasks: dict, key) -> dict:
     "{group: {'tasks': count, 'success': mean success}} with `key(task)` giving a task's groups."
     by, ids = defaultdict(list), defaultdict(set)
     for r in rows:
         for g in key(tasks[r["task"]]):
             by[g].append(r["success"]); ids[g].add(r["task"])
-    return {str(g): {"tasks": len(ids[g]), "success": _mean(by[g])} for g in sorted(by)}
+    return {str(g): {"tasks": len(ids[g]), "success": mean(by[g])} for g in sorted(by)}
 
 def summarize(rows: list, tasks: list, k: int = 3, policy: str = "") -> dict:
     "The report of a set of graded attempts: success, pass^k, strata, cost, rewards and stop reasons."
@@ -95,16 +91,16 @@ def summarize(rows: list, tasks: list, k: int = 3, policy: str = "") -> dict:
         comps = defaultdict(list)
         for r in rows:
             for c, v in r["components"][name].items(): comps[c].append(v)
-        rewards[name] = {"mean": _mean(r["rewards"][name] for r in rows), "components": {c: _mean(v) for c, v in comps.items()}}
+        rewards[name] = {"mean": mean(r["rewards"][name] for r in rows), "components": {c: mean(v) for c, v in comps.items()}}
     return {"policy": policy, "tasks": len(per_task), "trials": n, "attempts": len(rows),
-            "success": _mean(r["success"] for r in rows), "state": _mean(r["state"] for r in rows), "facts": _mean(r["facts"] for r in rows),
+            "success": mean(r["success"] for r in rows), "state": mean(r["state"] for r in rows), "facts": mean(r["facts"] for r in rows),
             "pass_k": {str(j): pass_k(counts, j) for j in range(1, min(k, n) + 1)},
             "by_depth": {str(d): depth.get(str(d), {"tasks": 0, "success": None}) for d in DEPTHS},
             "by_server": _group(rows, by_id, lambda t: t.servers),
             "by_category": _group(rows, by_id, lambda t: [t.category or "base"]),
             "splits": dict(Counter(by_id[i].split or "?" for i in per_task)),
-            "calls_per_task": _mean(r["calls"] for r in rows), "tokens_per_task": _mean(r["tokens"] for r in rows),
-            "seconds_per_task": _mean(r["seconds"] for r in rows), "rewards": rewards,
+            "calls_per_task": mean(r["calls"] for r in rows), "tokens_per_task": mean(r["tokens"] for r in rows),
+            "seconds_per_task": mean(r["seconds"] for r in rows), "rewards": rewards,
             "stops": dict(Counter(r["stop"] for r in rows)),
             "per_task": {i: {"successes": sum(s), "trials": len(s)} for i, s in per_task.items()}}
 
@@ -289,5 +285,5 @@ def tau2_pass_k(path, ks=(1, 2, 3)) -> dict:
     for s in sims: per_task[str(s["task_id"])].append(((s.get("reward_info") or {}).get("reward") or 0.0))
     counts = [(sum(abs(r - 1) <= 1e-6 for r in rs), len(rs)) for rs in per_task.values()]
     n = min(c[1] for c in counts)
-    return {"pass_k": {str(k): pass_k(counts, k) for k in ks if k <= n}, "avg_reward": _mean(r for rs in per_task.values() for r in rs),
+    return {"pass_k": {str(k): pass_k(counts, k) for k in ks if k <= n}, "avg_reward": mean(r for rs in per_task.values() for r in rs),
             "tasks": len(per_task), "trials": n, "simulations": len(sims), "infrastructure_errors": len(data["simulations"]) - len(sims)}

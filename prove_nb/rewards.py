@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Iterable, Iterator
 
-from .core import ToolCall, call_from_obj, function_schema, parse_message, value_errors, assistant_msg, user_msg, tool_msg
+from .core import ToolCall, call_from_obj, function_schema, mean, parse_message, value_errors, assistant_msg, user_msg, tool_msg
 from .server import World, ToolResult, load_server, unknown_tool_error
 from .task import Task
 
@@ -303,10 +303,6 @@ class Reward:
 # %% ../nbs/07_rewards.ipynb #8e403fdd
 PROVE_WEIGHTS = {"validity": 0.5, "coverage": 0.5, "efficiency": 0.15, "name": 0.2, "arg": 0.1}
 
-def _share(xs) -> float:
-    xs = list(xs)
-    return sum(xs) / len(xs) if xs else 0.0
-
 @dataclass
 class Prove(Reward):
     "PROVE's reward: validity, dependency-ordered coverage, adaptive efficiency budget, tool names and argument values."
@@ -330,9 +326,9 @@ class Prove(Reward):
             schema = tr.tools.get(m.call.name) if m.call else None
             missing, _, wrong = schema_problems(m.call, schema) if schema else (None, None, None)
             ran = [tr.ran(pos)] if self.execute else []
-            scores.append(_share([schema is not None, schema is not None and not missing and not wrong] + ran))
+            scores.append(mean([schema is not None, schema is not None and not missing and not wrong] + ran, 0.0))
             if self.execute and m.call and not ran[0]: why.append(f"step {m.step} {m.call.name}: {tr.results[pos].error}")
-        return _share(scores)
+        return mean(scores, 0.0)
 
     def score(self, tr: AlignedCompletion) -> RewardResult:
         G, C, why = tr.gold, tr.calls, list(tr.reasons)
@@ -341,7 +337,7 @@ class Prove(Reward):
         if self.on("validity"): comps["validity"] = self.validity(tr, why)
         if self.on("coverage"):
             ok = [g.index in match and in_order(g, match, tr) for g in G]
-            comps["coverage"] = _share(ok)
+            comps["coverage"] = mean(ok, 0.0)
             why += [f"gold call {g.index} ({g.call.name}) " + ("out of dependency order" if g.index in match else "not made")
                     for g, k in zip(G, ok) if not k]
         if self.on("efficiency"):
@@ -350,7 +346,7 @@ class Prove(Reward):
             if len(C) > B: why.append(f"{len(C)} calls, budget {B}")
         if self.on("name"):
             names = {g.call.name for g in G}
-            comps["name"] = _share(m.call is not None and m.call.name in names for m in C)
+            comps["name"] = mean((m.call is not None and m.call.name in names for m in C), 0.0)
         if self.on("arg"):
             pairs = [(g.call.arguments, C[match[g.index]].call.arguments) for g in G if g.index in match]
             n = sum(len(ga) for ga, _ in pairs)
@@ -363,7 +359,7 @@ def _jtype(v) -> str: return "number" if isinstance(v, (int, float)) and not isi
 def atomic(gold_args: dict, args: dict) -> float:
     "Cheng et al.'s per-call score for a call with the right name: 0.33 + 0.33 x key overlap x type accuracy + 0.34 x exact."
     common = [k for k in gold_args if k in args]
-    types = _share(_jtype(gold_args[k]) == _jtype(args[k]) for k in common) if common else float(not gold_args and not args)
+    types = mean((_jtype(gold_args[k]) == _jtype(args[k]) for k in common), 0.0) if common else float(not gold_args and not args)
     exact = set(args) == set(gold_args) and all(same_value(args[k], v) for k, v in gold_args.items())
     return 0.33 + 0.33 * key_jaccard(gold_args, args) * types + 0.34 * exact
 
@@ -381,7 +377,7 @@ class Graduated(Reward):
             comps["atomic"] = sum(atomic(g.call.arguments, C[match[g.index]].call.arguments) for g in G if g.index in match) / max(len(G), len(C))
         if self.on("orch"):
             ok = [g.index in match and in_order(g, match, tr) for g in G]
-            comps["orch"] = _share(ok)
+            comps["orch"] = mean(ok, 0.0)
             why += [f"gold call {g.index} ({g.call.name}) " + ("out of order" if g.index in match else "not made") for g, k in zip(G, ok) if not k]
         return RewardResult(self.weighted(comps), comps, why)
 
@@ -545,7 +541,7 @@ def summarize_scores(rows: Iterable[dict]) -> dict:
     for r in ok:
         for k, v in r["components"].items(): comps[k].append(v)
     return {"n": len(rows), "scored": len(ok), "errors": len(rows) - len(ok),
-            "mean_reward": round(_share(r["reward"] for r in ok), 6), "components": {k: round(_share(v), 6) for k, v in comps.items()}}
+            "mean_reward": round(mean((r["reward"] for r in ok), 0.0), 6), "components": {k: round(mean(v, 0.0), 6) for k, v in comps.items()}}
 
 # %% ../nbs/07_rewards.ipynb #97af3db1
 TASK_KEYS = ("id", "servers", "seed", "size", "tools", "system", "turns", "deps", "gold_state_hash", "depth", "category", "structure", "split")
@@ -574,7 +570,7 @@ def trl_reward(name: str = "prove", task_column: str = "task", **config) -> Call
         for r in results:
             for k, v in r.components.items(): comps[k].append(v)
         if log_metric:
-            for k, v in comps.items(): log_metric(f"{name}/{k}", _share(v))
+            for k, v in comps.items(): log_metric(f"{name}/{k}", mean(v, 0.0))
         if log_extra: log_extra(f"{name}/reasons", ["; ".join(r.reasons) for r in results])
         return [r.total for r in results]
     reward_fn.__name__ = f"{name}_reward"

@@ -9,7 +9,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 
 from .synth.realize import words
-from .core import ToolCall, Validator, assistant_msg, function_schema, parse_message, tool_msg, user_msg
+from .core import ToolCall, Validator, assistant_msg, function_schema, mean, parse_message, tool_msg, user_msg
 from .rollout import CachedLM, CallRecord, Limits, Reply, ScriptedPolicy, Trajectory, gold_reply, rollout_batch
 from .server import ToolResult, World, all_tools, load_server
 from .task import Task
@@ -364,8 +364,8 @@ def judge_agreement(tasks: list[Task], judge: Judge) -> dict:
     for name, fn in JUDGE_POLICIES.items():
         trajs = rollout_batch(tasks, ScriptedPolicy(fn, name))
         agree = [judge(t, tr.messages).success == (tr.final_hash == t.gold_state_hash) for t, tr in zip(tasks, trajs)]
-        out[name], hits = round(sum(agree) / len(agree), 3), hits + agree
-    out["all"] = round(sum(hits) / len(hits), 3)
+        out[name], hits = round(mean(agree), 3), hits + agree
+    out["all"] = round(mean(hits), 3)
     return out
 
 # %% ../nbs/14b_simulation.ipynb #589db2b0
@@ -460,7 +460,7 @@ class Curriculum:
         w = self.recent[b]
         w.append(float(success))
         if len(w) < self.window: return
-        rate = sum(w) / len(w)
+        rate = mean(w)
         if rate >= self.up and lv + 1 < len(self.pool[b]): self.level[b] += 1; w.clear()
         elif rate <= self.down and lv > 0: self.level[b] -= 1; w.clear()
 
@@ -468,7 +468,7 @@ class Curriculum:
         "Append every bucket's level and rolling success to the history, then advance the step."
         for b in self.buckets:
             tr = self.trail[b]
-            self.history.append({"step": self.step, "bucket": b, "level": self.level[b], "success": sum(tr) / len(tr) if tr else None})
+            self.history.append({"step": self.step, "bucket": b, "level": self.level[b], "success": mean(tr)})
         self.step += 1
 
     def tasks(self) -> list[dict]:
