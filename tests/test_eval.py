@@ -7,8 +7,8 @@ import httpx
 import pytest
 
 from prove_nb.core import ToolCall, assistant_msg
-from prove_nb.evaluate import (evaluate, pass_hat_k, pass_k, policy_from_name, serve_policy, tau2_pass_k,
-                               tiny_policy, write_report)
+from prove_nb.endpoint import serve_policy, tau2_pass_k
+from prove_nb.evaluate import evaluate, pass_hat_k, pass_k, policy_from_name, tiny_policy, write_report
 from prove_nb.rewards import replay_gold
 from prove_nb.rollout import Limits, OpenAIPolicy, ScriptedPolicy, gold_policy, gold_reply, noop_policy
 from prove_nb.server import load_server

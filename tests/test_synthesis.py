@@ -212,7 +212,8 @@ def test_teacher_endpoint_end_to_end(tmp_path, bank):
     "prove synth --teacher against a real OpenAI-compatible server (SmolLM2-135M behind serve_policy); a scripted endpoint shows both outcomes."
     from prove_nb.cli import main
     from prove_nb.core import assistant_msg
-    from prove_nb.evaluate import policy_from_name, serve_policy
+    from prove_nb.endpoint import serve_policy
+    from prove_nb.evaluate import policy_from_name
     from prove_nb.synth.realize import openai_teacher
     from prove_nb.rollout import ScriptedPolicy
     with serve_policy(policy_from_name("smollm2-135m", max_new_tokens=16), port=0, background=True, model="smollm2") as srv:
