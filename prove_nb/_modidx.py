@@ -918,7 +918,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                         'prove_nb.synth.realize.paraphrase': ('synth_realize.html#paraphrase', 'prove_nb/synth/realize.py'),
                                         'prove_nb.synth.realize.phrasing_problems': ( 'synth_realize.html#phrasing_problems',
                                                                                       'prove_nb/synth/realize.py'),
-                                        'prove_nb.synth.realize.phrasings': ('synth_realize.html#phrasings', 'prove_nb/synth/realize.py'),
                                         'prove_nb.synth.realize.pipeline_teacher': ( 'synth_realize.html#pipeline_teacher',
                                                                                      'prove_nb/synth/realize.py'),
                                         'prove_nb.synth.realize.plural': ('synth_realize.html#plural', 'prove_nb/synth/realize.py'),

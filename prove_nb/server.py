@@ -122,10 +122,12 @@ class ToolResult:
 DEFAULT_NOW = "2026-06-15T09:00:00"
 
 class ToolServer:
-    "A stateful domain server: seed data (tables, factories, counts) and typed tools."
-    def __init__(self, name: str, description: str, tables: list, factories: dict, counts: dict, now: str = DEFAULT_NOW):
+    "A stateful domain server: seed data (tables, factories, counts), typed tools and how users ask for them."
+    def __init__(self, name: str, description: str, tables: list, factories: dict, counts: dict, now: str = DEFAULT_NOW,
+                 phrases: dict | None = None):
         self.name, self.description, self.tables = name, description, tables
         self.factories, self.counts, self.now = factories, counts, now
+        self.phrases = {t: tuple(ts) for t, ts in (phrases or {}).items()}
         self.tools: dict[str, ToolSpec] = {}
         self._seeds = lru_cache(maxsize=8)(self._build_seed)
 

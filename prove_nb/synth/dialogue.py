@@ -14,7 +14,7 @@ from .config import S, SynthConfig, step
 from .plan import Plan, Var, build_plan, exec_order, graph_of, levels, plan_pool
 from .ground import (_IDV, _WORDS, Env, Grounding, _date, _first_type, _plain_required, _required, ground,
                                    viable)
-from .realize import (Arg, Intent, clause, correction, fact, follow_up, irrelevant_request, phrasings, plural,
+from .realize import (Arg, Intent, clause, correction, fact, follow_up, irrelevant_request, plural,
                                     reply_ask_value, reply_ask_which, reply_cannot, reply_done, reply_failed, reply_recovered,
                                     request, say, supply_choice, supply_value, verb_phrase, words)
 
@@ -223,7 +223,7 @@ def intent_of(d: Dialogue, j: int, out: dict, drop: str | None = None, vague: in
         else:
             said.append(Arg(words(p), say(x), param=p)); out["literals"].append(fact(x))
     return Intent(verb_phrase(spec.schema["function"]["description"]), said, question(d, j)[0] if node.target and spec.kind == "read" else "",
-                  phrasings(g.plan.server).get(node.tool, ()), (drop,) if drop else ())
+                  load_server(g.plan.server).phrases.get(node.tool, ()), (drop,) if drop else ())
 
 def question(d: Dialogue, j: int) -> tuple:
     "(what the user asks, the answer sentence, the answer facts) for a target read; chosen once per node."

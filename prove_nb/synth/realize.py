@@ -4,15 +4,14 @@
 
 # %% ../../nbs/06c_synth_realize.ipynb #e8774a38
 from __future__ import annotations
-import importlib, json, re
+import json, re
 from dataclasses import dataclass, field
 from datetime import date
-from functools import lru_cache
 
 # %% auto #0
 __all__ = ['PERSONAS', 'TEACHER_PROMPT', 'words', 'plural', 'verb_phrase', 'say', 'fact', 'Arg', 'Intent', 'join_words',
-           'arg_text', 'fill', 'clause', 'phrasings', 'phrasing_problems', 'request', 'follow_up', 'supply_value',
-           'supply_choice', 'correction', 'weekday', 'reply_done', 'reply_ask_value', 'reply_ask_which', 'reply_failed',
+           'arg_text', 'fill', 'clause', 'phrasing_problems', 'request', 'follow_up', 'supply_value', 'supply_choice',
+           'correction', 'weekday', 'reply_done', 'reply_ask_value', 'reply_ask_which', 'reply_failed',
            'reply_recovered', 'reply_cannot', 'irrelevant_request', 'system_prompt', 'rewrite_problem', 'rewrite',
            'paraphrase', 'pipeline_teacher', 'openai_teacher']
 
@@ -113,17 +112,11 @@ def clause(it: Intent, rng) -> str:
     return s
 
 # %% ../../nbs/06c_synth_realize.ipynb #a1b2c3d5
-@lru_cache(maxsize=None)
-def phrasings(server: str) -> dict:
-    "{tool: (user-voice templates, ...)} of a server, from `prove_nb/phrasing/<server>.py` (empty when it has none)."
-    try: mod = importlib.import_module(f"prove_nb.phrasing.{server}")
-    except ModuleNotFoundError: return {}
-    return {t: tuple(ts) for t, ts in mod.PHRASES.items()}
-
 def phrasing_problems(server: str) -> list[str]:
     "What is wrong with a server's templates: tools with fewer than two, slots that are not parameters, unknown tools."
     from prove_nb.server import load_server
-    tools, ph = load_server(server).tools, phrasings(server)
+    srv = load_server(server)
+    tools, ph = srv.tools, srv.phrases
     out = [f"{t}: {len(ph.get(t, ()))} templates" for t in tools if len(ph.get(t, ())) < 2]
     out += [f"{t}: unknown tool" for t in ph if t not in tools]
     out += [f"{t}: slot {{{s}}} is not a parameter" for t, ts in ph.items() if t in tools for x in ts for s in _SLOT.findall(x)
