@@ -14,6 +14,7 @@ from .core import ToolCall, assistant_msg, function_schema, mean, parse_message,
 from .synth.realize import verb_phrase
 from .rollout import Reply
 from .server import all_tools
+from .task import Task
 
 # %% auto #0
 __all__ = ['ACTIONS', 'CONTINUE', 'REACT_NOTE', 'PLAN_NOTE', 'ANSWER_NOTE', 'tool_spec', 'tool_server', 'tool_kind',
@@ -426,7 +427,7 @@ class Controller:
     def __init__(self, policy, samples: int = 1):
         self.policy, self.samples, self.log, self.costs, self._eps = policy, samples, [], CostModel(), {}
 
-    def episode(self, messages: list, task: dict) -> Episode:
+    def episode(self, messages: list, task: Task | None) -> Episode:
         ep = self._eps.get(id(messages))
         if ep is None or ep.messages is not messages: ep = self._eps[id(messages)] = Episode(task.id if task else "", messages)
         return ep
@@ -442,7 +443,7 @@ class Controller:
         self.costs.update(sum(r.tokens for r in reps) / len(convs), (time.perf_counter() - t0) / len(convs))
         return groups
 
-    def emit(self, conv: list, tools: list, task: dict, c: Candidate, replies: list, cands=(), prog: float | None = None) -> Reply:
+    def emit(self, conv: list, tools: list, task: Task | None, c: Candidate, replies: list, cands=(), prog: float | None = None) -> Reply:
         "The chosen candidate as a reply: fresh call ids, a write's uncertainty remembered, the decision logged."
         ep, obs = self.episode(conv, task), observe(conv, tools)
         calls = []

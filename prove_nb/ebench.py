@@ -40,7 +40,7 @@ def gaps(task: Task, min_calls: int = 3) -> list[str]:
     return why
 
 # %% ../nbs/15_ebench.ipynb #60d98bed
-def build_ebench(n: int, seed: int = 0, out_dir=None, servers=None, size: str = "small", depths=(3, 4)) -> list[dict]:
+def build_ebench(n: int, seed: int = 0, out_dir=None, servers=None, size: str = "small", depths=(3, 4)) -> list[Task]:
     "`n` E-Bench tasks over `servers` (default all) on the database of `seed`; written to `out_dir` when given."
     rng, servers = random.Random(seed), list(servers or server_names())
     tasks, seen = [], set()
@@ -58,7 +58,7 @@ def build_ebench(n: int, seed: int = 0, out_dir=None, servers=None, size: str = 
         (out / "manifest.json").write_text(json.dumps(manifest(tasks, seed), indent=1, sort_keys=True) + "\n")
     return tasks
 
-def manifest(tasks: list[dict], seed: int) -> dict:
+def manifest(tasks: list[Task], seed: int) -> dict:
     "Counts of a benchmark: tasks, per server, per depth, and per write tool."
     return {"n": len(tasks), "seed": seed, "servers": dict(Counter(t.servers[0] for t in tasks)),
             "depth": {str(k): v for k, v in sorted(Counter(t.depth for t in tasks).items())},

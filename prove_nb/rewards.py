@@ -11,12 +11,12 @@ from functools import cached_property
 from typing import Callable, Iterable, Iterator
 
 from .core import ToolCall, call_from_obj, function_schema, mean, parse_message, value_errors, assistant_msg, user_msg, tool_msg
-from .server import World, ToolResult, load_server, unknown_tool_error
+from .server import World, ToolResult, load_server, replay_gold, unknown_tool_error
 from .task import Task
 
 # %% auto #0
 __all__ = ['PROVE_WEIGHTS', 'REWARD_TYPES', 'REWARDS', 'TASK_KEYS', 'RewardResult', 'GoldCall', 'gold_calls', 'gold_deps',
-           'shown_tools', 'replay_gold', 'gold_world', 'gold_hash', 'same_state', 'ModelCall', 'completion_messages',
+           'shown_tools', 'gold_world', 'gold_hash', 'same_state', 'ModelCall', 'completion_messages',
            'AlignedCompletion', 'align_completion', 'as_executed', 'same_value', 'key_jaccard', 'match_calls',
            'in_order', 'schema_problems', 'Reward', 'Prove', 'atomic', 'Graduated', 'missing_facts', 'state_matches',
            'Tier', 'multiset_jaccard', 'ToolRL', 'Recall', 'Outcome', 'get_reward', 'score_all', 'read_jsonl',
@@ -70,13 +70,6 @@ def shown_tools(task: Task) -> dict:
 # %% ../nbs/07_rewards.ipynb #cf35fcca
 _GOLD_WORLDS: OrderedDict = OrderedDict()
 
-def replay_gold(task: Task, upto: int | None = None) -> World:
-    "A fresh world after every gold call of turns 0..`upto` (default: all), run in order."
-    w = World.for_task(task)
-    for g in gold_calls(task):
-        if upto is None or g.turn <= upto: w.run(g.call)
-    return w
-
 def gold_world(task: Task, upto: int | None = None) -> World:
     "The world after gold turns 0..`upto` (default: all), replayed once and cached (read it, never call tools on it)."
     last = len(task.turns) - 1
@@ -84,7 +77,7 @@ def gold_world(task: Task, upto: int | None = None) -> World:
     key = (task.id or json.dumps([t.to_dict() for t in task.turns], sort_keys=True, default=str), tuple(task.servers), task.seed, task.size,
            task.gold_state_hash, upto)
     if key not in _GOLD_WORLDS:
-        w = replay_gold(task, upto)
+        w = replay_gold(task, upto)[0]
         if upto == last and task.gold_state_hash and w.hash() != task.gold_state_hash:
             raise ValueError(f"task {task.id}: replaying its gold does not give its gold_state_hash (was a server changed?)")
         _GOLD_WORLDS[key] = w

@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Annotated, Any, Callable, Literal, Union, get_args, get_origin
 
-from .core import Validator, ToolCall
+from .core import Validator, ToolCall, call_from_obj
 from .state import State, StateError, TableSpec, fill_state, thaw
 
 # %% auto #0
 __all__ = ['DEFAULT_NOW', 'Entity', 'type_schema', 'doc_parts', 'function_to_schema', 'ToolError', 'ToolSpec', 'ToolResult',
            'ToolServer', 'unknown_tool_error', 'CallLimit', 'Session', 'server_names', 'load_server', 'all_tools',
-           'example_arguments', 'working_read_call', 'World']
+           'example_arguments', 'working_read_call', 'World', 'replay_gold']
 
 # %% ../nbs/02_server.ipynb #71fbd966
 @dataclass(frozen=True)
@@ -288,3 +288,15 @@ class World:
         w.sessions = {n: s.fork() for n, s in self.sessions.items()}
         return w
     def __repr__(self): return f"World({self.servers}, seed={self.seed})"
+
+# %% ../nbs/02_server.ipynb #a9e1d002
+def replay_gold(task, upto: int | None = None) -> tuple[World, list[ToolResult]]:
+    "A fresh world for `task` after its gold calls of turns 0..`upto` (default: all), run in order, and what each returned."
+    w, results = World.for_task(task), []
+    for turn in task.turns[:None if upto is None else max(upto + 1, 0)]:
+        for step in turn.gold or []:
+            for c in step:
+                call = call_from_obj(c, len(results))
+                if not isinstance(call, ToolCall): raise ValueError(f"task {task.id}: bad gold call: {call}")
+                results.append(w.run(call))
+    return w, results

@@ -471,7 +471,7 @@ class Curriculum:
             self.history.append({"step": self.step, "bucket": b, "level": self.level[b], "success": mean(tr)})
         self.step += 1
 
-    def tasks(self) -> list[dict]:
+    def tasks(self) -> list[Task]:
         "Every task of the pool (what a GRPO rollout function must be able to find by prompt)."
         return [t for b in self.buckets for ts in self.pool[b] for t in ts]
 

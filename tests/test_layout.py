@@ -56,3 +56,10 @@ def test_no_top_level_servers_package():
     import tomllib
     conf = tomllib.loads((PKG.parent / "pyproject.toml").read_text())
     assert conf["tool"]["setuptools"]["packages"]["find"]["include"] == ["prove_nb*"]
+
+def test_the_version_is_said_once():
+    "pyproject reads the version nbdev keeps in the package, so the two cannot disagree."
+    import tomllib
+    conf = tomllib.loads((PKG.parent / "pyproject.toml").read_text())
+    assert "version" not in conf["project"] and "version" in conf["project"]["dynamic"]
+    assert conf["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "prove_nb.__version__"}
