@@ -46,6 +46,7 @@ def type_schema(t) -> dict:
     if t in _PY2JSON: return {"type": _PY2JSON[t]}
     raise TypeError(f"unsupported parameter type {t!r}")
 
+# %% ../nbs/02_server.ipynb #a02e0101
 def doc_parts(fn) -> tuple[str, dict]:
     "The description and the Google-style `Args:` descriptions of a function's docstring."
     doc = inspect.cleandoc(fn.__doc__ or "")
@@ -57,6 +58,7 @@ def doc_parts(fn) -> tuple[str, dict]:
         elif cur and line.strip(): args[cur] += " " + line.strip()
     return desc.strip(), args
 
+# %% ../nbs/02_server.ipynb #a02e0102
 def function_to_schema(fn, name: str | None = None) -> dict:
     "An OpenAI-style tool schema from a tool function (its first parameter, the state, is skipped)."
     hints = typing.get_type_hints(fn, include_extras=True)
@@ -106,6 +108,7 @@ class ToolSpec:
         ents = {p: s.get("x-entity") or (s.get("items") or {}).get("x-entity") for p, s in self.params.items()}
         return {p: e for p, e in ents.items() if e}
 
+# %% ../nbs/02_server.ipynb #a02e0103
 @dataclass
 class ToolResult:
     "What a call returned: `ok` and `content` (JSON-able), or `error` (a sentence)."
@@ -186,6 +189,7 @@ class CallLimit:
     def abandon(self) -> bool: return self._settle("abandoned", "committed")
     def error(self, name: str) -> str: return f"{name} exceeded the per-call time limit of {self.seconds:g} s; nothing changed"
 
+# %% ../nbs/02_server.ipynb #a02e0104
 class Session:
     "One isolated, forkable world of a server."
     def __init__(self, server: ToolServer, state: State, sid: str = "default", seed: int = 0, size: str = "small"):
