@@ -10,7 +10,8 @@ import argparse, copy, json, socket, statistics, subprocess, sys, time
 
 import anyio
 
-from prove_nb.server import MCPToolClient, example_arguments, load_server, server_names, to_mcp, working_read_call
+from prove_nb.server import example_arguments, load_server, server_names, working_read_call
+from prove_nb.transport import MCPToolClient, to_mcp
 from prove_nb.state import State, TableSpec
 from record import save
 

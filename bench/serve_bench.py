@@ -13,7 +13,8 @@ import argparse, json, os, random, socket, statistics, subprocess, sys, time, tr
 
 import anyio, httpx
 
-from prove_nb.server import MCPToolClient, SessionManager, load_server
+from prove_nb.server import load_server
+from prove_nb.transport import MCPToolClient, SessionManager
 from record import save
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -164,7 +164,7 @@ def streaming_policy_app(policy, model: str = "prove-policy"):
     import threading
     from starlette.concurrency import run_in_threadpool
     from starlette.responses import StreamingResponse
-    from prove_nb.evaluate import chat_completion, policy_app
+    from prove_nb.endpoint import chat_completion, policy_app
     inner, lock = policy_app(policy, model), threading.Lock()
     def complete(body):
         with lock: return chat_completion(policy, body, model)
@@ -186,7 +186,7 @@ def streaming_policy_app(policy, model: str = "prove-policy"):
 def serve_streaming_policy(policy, host: str = "127.0.0.1", port: int = 0, model: str = "prove-policy"):
     "Serve `policy` with `streaming_policy_app` in a background thread; returns a running `PolicyServer` (its `url`, `stop()`)."
     import threading, time, uvicorn
-    from prove_nb.evaluate import PolicyServer
+    from prove_nb.endpoint import PolicyServer
     server = uvicorn.Server(uvicorn.Config(streaming_policy_app(policy, model), host=host, port=port, log_level="warning"))
     th = threading.Thread(target=server.run, daemon=True); th.start()
     while not server.started:

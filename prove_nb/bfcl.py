@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
-from .core import assistant_msg, parse_message
+from .core import assistant_msg, mean, parse_message
 from .task import Task, Turn
 
 # %% auto #0
@@ -189,8 +189,8 @@ def run_bfcl(policy, category: str = "multi_turn_base", limit: int | None = None
     rep = {"benchmark": f"BFCL v4 multi-turn (bfcl-eval {version('bfcl-eval')})", "category": category, "policy": getattr(policy, "name", name),
            "model": name, "accuracy": head["accuracy"], "correct": head["correct_count"], "total": head["total_count"],
            "errors": dict(Counter(f["error"]["error_type"] for f in failures if isinstance(f.get("error"), dict))),
-           "output_tokens_per_entry": sum(sum(flat(r, "output_token_count")) for r in results) / max(1, len(results)),
-           "seconds_per_entry": sum(sum(flat(r, "latency")) for r in results) / max(1, len(results)),
+           "output_tokens_per_entry": mean((sum(flat(r, "output_token_count")) for r in results), 0.0),
+           "seconds_per_entry": mean((sum(flat(r, "latency")) for r in results), 0.0),
            "seconds": round(time.perf_counter() - t0, 3), "limit": limit}
     (out / "report.json").write_text(json.dumps(rep, indent=1))
     return rep

@@ -8,7 +8,8 @@ import argparse, json, math, os, re, sys, time
 from contextlib import nullcontext
 from pathlib import Path
 
-from .server import ServeLimits, load_server, server_names, serve
+from .server import load_server, server_names
+from .transport import ServeLimits, serve
 from .task import held_output, load_tasks, remove, staged_dir
 
 # %% auto #0

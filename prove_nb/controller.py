@@ -10,10 +10,11 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from .core import ToolCall, assistant_msg, function_schema, parse_message, tool_names
+from .core import ToolCall, assistant_msg, function_schema, mean, parse_message, tool_names
 from .synth.realize import verb_phrase
 from .rollout import Reply
 from .server import all_tools
+from .task import Task
 
 # %% auto #0
 __all__ = ['ACTIONS', 'CONTINUE', 'REACT_NOTE', 'PLAN_NOTE', 'ANSWER_NOTE', 'tool_spec', 'tool_server', 'tool_kind',
@@ -74,6 +75,7 @@ def executed_calls(messages: list) -> list[Done]:
         elif role == "tool" and queue: out.append(Done(queue.pop(0), max(turn, 0), *_result(m.get("content") or "")))
     return out
 
+# %% ../nbs/13a_controller.ipynb #c13a0101
 @dataclass
 class Obs:
     "What the controller knows at one decision."
@@ -128,11 +130,13 @@ def scalars(x) -> set:
     if isinstance(x, (list, tuple)): return set().union(*map(scalars, x))
     return set() if x is None else {norm(x)}
 
+# %% ../nbs/13a_controller.ipynb #c13a0102
 def anchors(text: str, exclude: str = "") -> list:
     "The values a request states (quoted strings, dates, ids, numbers), normalized, minus those `exclude` also states."
     found = {norm(next(g for g in m.groups() if g is not None)) for m in _ANCHOR.finditer(text)}
     return sorted(found - (set(anchors(exclude)) if exclude else set()))
 
+# %% ../nbs/13a_controller.ipynb #c13a0103
 def asked_tools(text: str, tools: list) -> dict:
     "{tool: times} for the visible tools whose intent (description's first sentence) the request spells out."
     low, out = " ".join(text.lower().split()), {}
@@ -297,6 +301,7 @@ def proposals(replies: list) -> list[Candidate]:
         g.support += 1 / len(replies)
     return list(groups.values())
 
+# %% ../nbs/13a_controller.ipynb #c13a0104
 def state_summary(obs: Obs, draft: str = "", limit: int = 1500) -> str:
     "The stop message: the best answer drafted so far (if any), then what this request's successful calls returned, latest first."
     done = [d for d in obs.request_calls if d.ok]
@@ -341,10 +346,11 @@ class CostModel:
         self.tokens += (tokens - self.tokens) / self.rounds
         self.seconds += (seconds - self.seconds) / self.rounds
 
+# %% ../nbs/13a_controller.ipynb #c13a0105
 def result_tokens(obs: Obs, default: float = 50.0) -> float:
     "Mean size in tokens (4 characters each) of the tool results so far."
     sizes = [len(json.dumps(d.result, default=str)) / 4 for d in obs.calls]
-    return sum(sizes) / len(sizes) if sizes else default
+    return mean(sizes, default)
 
 def pending_uncertainty(obs: Obs, chosen: dict) -> float:
     "The chance that an unchecked write of this request went wrong (1 if a re-read contradicted one)."
@@ -356,6 +362,7 @@ def pending_uncertainty(obs: Obs, chosen: dict) -> float:
         if status == "unseen": ok *= 1 - chosen.get(d.call.id, 0.0)
     return 1 - ok
 
+# %% ../nbs/13a_controller.ipynb #c13a0106
 def gain(c: Candidate, obs: Obs, w: Weights) -> float:
     "The progress an action realizes (ending the turn) or reaches (going on)."
     now = progress(obs)
@@ -372,6 +379,7 @@ def step_cost(c: Candidate, obs: Obs, costs: CostModel, w: Weights) -> float:
     n = len(c.calls)
     return w.per_call * n + w.per_token * (costs.tokens + n * result_tokens(obs)) + w.per_second * costs.seconds
 
+# %% ../nbs/13a_controller.ipynb #c13a0107
 def uncertainty(c: Candidate, pending: float) -> float:
     "The chance something is wrong after the action: unchecked writes, and the answer or write it adds."
     if c.action == "verify": return 0.0
@@ -386,6 +394,7 @@ def redundancy(c: Candidate, obs: Obs, w: Weights) -> float:
         return max(known, call_redundancy(c.calls[0], obs.calls, obs.turns, w.subsumed))
     return sum(call_redundancy(x, obs.calls, obs.turns, w.subsumed) for x in c.calls) / len(c.calls)
 
+# %% ../nbs/13a_controller.ipynb #c13a0108
 def score(c: Candidate, obs: Obs, pending: float, costs: CostModel, w: Weights) -> dict:
     "The four terms of a candidate and its utility U = gain - l1 cost - l2 uncertainty - l3 redundancy."
     t = {"gain": gain(c, obs, w), "cost": step_cost(c, obs, costs, w), "uncertainty": uncertainty(c, pending), "redundancy": redundancy(c, obs, w)}
@@ -419,6 +428,7 @@ class Episode:
 
 def note_msg(text: str) -> dict: return {"role": "system", "content": text}
 
+# %% ../nbs/13a_controller.ipynb #c13a0109
 class Controller:
     "Base of every orchestration policy: sampling from the wrapped policy, episode memory, fresh call ids, the decision log."
     name = "controller"
@@ -426,7 +436,7 @@ class Controller:
     def __init__(self, policy, samples: int = 1):
         self.policy, self.samples, self.log, self.costs, self._eps = policy, samples, [], CostModel(), {}
 
-    def episode(self, messages: list, task: dict) -> Episode:
+    def episode(self, messages: list, task: Task | None) -> Episode:
         ep = self._eps.get(id(messages))
         if ep is None or ep.messages is not messages: ep = self._eps[id(messages)] = Episode(task.id if task else "", messages)
         return ep
@@ -442,7 +452,7 @@ class Controller:
         self.costs.update(sum(r.tokens for r in reps) / len(convs), (time.perf_counter() - t0) / len(convs))
         return groups
 
-    def emit(self, conv: list, tools: list, task: dict, c: Candidate, replies: list, cands=(), prog: float | None = None) -> Reply:
+    def emit(self, conv: list, tools: list, task: Task | None, c: Candidate, replies: list, cands=(), prog: float | None = None) -> Reply:
         "The chosen candidate as a reply: fresh call ids, a write's uncertainty remembered, the decision logged."
         ep, obs = self.episode(conv, task), observe(conv, tools)
         calls = []
@@ -501,6 +511,7 @@ class ReAct(Controller):
         groups = self.sample(convs, tools, tasks, 1, note=REACT_NOTE)
         return [self.emit(c, tl, t, proposals(r)[0], r) for c, tl, t, r in zip(convs, tools, tasks, groups)]
 
+# %% ../nbs/13a_controller.ipynb #c13a010a
 class Threshold(Controller):
     "Threshold control: follow the best-supported proposal if its uncertainty is at most `tau`, else stop."
     name = "threshold"

@@ -11,7 +11,7 @@ from typing import Any
 # %% auto #0
 __all__ = ['TOOL_PROMPT', 'ToolCall', 'function_schema', 'tool_names', 'render_tools', 'ParseResult', 'call_from_obj',
            'parse_tool_calls', 'parse_message', 'nonfinite', 'value_errors', 'Validator', 'validate_call', 'user_msg',
-           'assistant_msg', 'tool_msg']
+           'assistant_msg', 'tool_msg', 'mean']
 
 # %% ../nbs/00_core.ipynb #d9411469
 @dataclass
@@ -228,3 +228,9 @@ def assistant_msg(text: str = "", calls=()) -> dict:
 def tool_msg(call: ToolCall, content: str) -> dict:
     "The tool message answering `call`."
     return {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": content}
+
+# %% ../nbs/00_core.ipynb #c0a1e002
+def mean(xs, empty=None) -> float | None:
+    "The arithmetic mean of `xs` (any iterable of numbers), or `empty` when there are none."
+    xs = list(xs)
+    return sum(xs) / len(xs) if xs else empty

@@ -40,7 +40,7 @@ def demo_mcp_session(server: str = "banking") -> dict:
     "Launch `prove serve server` over stdio, run a short scripted session over MCP, return what changed."
     import anyio
     from mcp import StdioServerParameters
-    from prove_nb.server import MCPToolClient
+    from prove_nb.transport import MCPToolClient
     from mcp.client.stdio import stdio_client
     params = StdioServerParameters(command=sys.executable, args=["-c", "from prove_nb.cli import main; main()", "serve", server, "--admin"])
     errlog = sys.stderr

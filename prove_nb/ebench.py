@@ -8,7 +8,7 @@ import json, random, time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from .core import ToolCall, assistant_msg
+from .core import ToolCall, assistant_msg, mean
 from .evaluate import pass_k, policy_from_name
 from .rollout import Limits, rollout_batch
 from .server import World, load_server, server_names
@@ -40,7 +40,7 @@ def gaps(task: Task, min_calls: int = 3) -> list[str]:
     return why
 
 # %% ../nbs/15_ebench.ipynb #60d98bed
-def build_ebench(n: int, seed: int = 0, out_dir=None, servers=None, size: str = "small", depths=(3, 4)) -> list[dict]:
+def build_ebench(n: int, seed: int = 0, out_dir=None, servers=None, size: str = "small", depths=(3, 4)) -> list[Task]:
     "`n` E-Bench tasks over `servers` (default all) on the database of `seed`; written to `out_dir` when given."
     rng, servers = random.Random(seed), list(servers or server_names())
     tasks, seen = [], set()
@@ -58,7 +58,7 @@ def build_ebench(n: int, seed: int = 0, out_dir=None, servers=None, size: str = 
         (out / "manifest.json").write_text(json.dumps(manifest(tasks, seed), indent=1, sort_keys=True) + "\n")
     return tasks
 
-def manifest(tasks: list[dict], seed: int) -> dict:
+def manifest(tasks: list[Task], seed: int) -> dict:
     "Counts of a benchmark: tasks, per server, per depth, and per write tool."
     return {"n": len(tasks), "seed": seed, "servers": dict(Counter(t.servers[0] for t in tasks)),
             "depth": {str(k): v for k, v in sorted(Counter(t.depth for t in tasks).items())},
@@ -76,7 +76,7 @@ def state_gap(task: Task, mine: World) -> dict:
 def _by(tasks: list, wins: list, key) -> dict:
     groups = defaultdict(list)
     for t, w in zip(tasks, wins): groups[str(key(t))].append(w)
-    return {g: round(sum(v) / len(v), 4) for g, v in sorted(groups.items())}
+    return {g: round(mean(v), 4) for g, v in sorted(groups.items())}
 
 def run_ebench(policy, tasks_file, k: int = 3, out_dir=None, limits: Limits = Limits(max_steps=8, max_turns=1),
                temperature: float = 0.7, max_new_tokens: int = 256) -> dict:

@@ -38,6 +38,7 @@ def steps_done(steps: list, calls: list) -> int:
         pos = max(idx, default=pos - 1) + 1
     return len(steps)
 
+# %% ../nbs/13b_orchestration.ipynb #b13b0101
 def _lists(x):
     "Every list inside a JSON value."
     if isinstance(x, list): yield x
@@ -56,6 +57,7 @@ def _perturb(call: ToolCall, rng) -> ToolCall:
     p = rng.choice(options)
     return ToolCall(call.name, {**call.arguments, p: bad(call.arguments[p])})
 
+# %% ../nbs/13b_orchestration.ipynb #b13b0102
 class Oracle:
     "A scripted policy that follows the gold calls and errs as `noise` says; its answers state only facts the results show."
     def __init__(self, noise: Noise = Noise(), seed: int = 0, name: str = "oracle"):
@@ -125,6 +127,7 @@ def _t_transfer(rng, bank, shop):
              [("transfer", {"from_account": a["account_id"], "to_account": b["account_id"], "amount": amt})], [("get_account", {"account_id": a["account_id"]})]]
     return ["banking"], [(user, steps, lambda rs: [_fact(rs[-1]["balance"])])], "base"
 
+# %% ../nbs/13b_orchestration.ipynb #b13b0103
 def _t_cart(rng, bank, shop):
     cust = rng.choice(sorted(shop.rows("customer"), key=lambda r: r["customer_id"]))
     have = {r["product_id"] for r in shop.find("cart_item", customer_id=cust["customer_id"])}
@@ -155,6 +158,7 @@ def _t_irrelevant(rng, bank, shop):
 
 TEMPLATES = [_t_balance, _t_deposit, _t_transfer, _t_cart, _t_lock, _t_two_turns, _t_irrelevant]
 
+# %% ../nbs/13b_orchestration.ipynb #b13b0104
 def _record(tid: str, servers: list, turns: list, category: str, rng) -> Task | None:
     "A task record from template turns, by replaying them; None when a gold call fails."
     w, out, flat = World(servers), [], []
@@ -210,6 +214,7 @@ def base_policy(model, samples: int = 1, max_new_tokens: int = 128):
     m, tok = load_model(model)
     return LogProbPolicy(m, tok, max_new_tokens=max_new_tokens, temperature=0.7 if samples > 1 else 0.0, name=model)
 
+# %% ../nbs/13b_orchestration.ipynb #b13b0105
 def repeated_calls(tr) -> int:
     "Calls identical (name and arguments) to an earlier call of the same turn."
     seen, n = set(), 0
@@ -225,6 +230,7 @@ def make_controller(name: str, policy, weights: Weights | None = None, samples: 
     if name in ("react", "fixed", "direct"): return {"react": ReAct, "fixed": Fixed, "direct": Direct}[name](policy)
     raise ValueError(f"unknown orchestration policy '{name}' (utility, react, fixed, direct, threshold)")
 
+# %% ../nbs/13b_orchestration.ipynb #b13b0106
 def run_orchestration(policy_name: str, model, tasks, out_dir=None, weights: Weights | None = None, samples: int = 1,
                       tau: float = 0.5, limits: Limits = Limits(max_steps=8), max_new_tokens: int = 128) -> dict:
     "Play controller `policy_name` over the base policy `model` on `tasks` (a list or a JSON-lines file); the report, also written to `out_dir`."

@@ -8,9 +8,9 @@ import re
 from collections import defaultdict
 from typing import Iterator
 
-from .core import ToolCall, call_from_obj, assistant_msg, user_msg, tool_msg
+from .core import ToolCall, call_from_obj, assistant_msg, mean, user_msg, tool_msg
 from .server import World, load_server
-from .rewards import REWARDS, _norm, _share, gold_calls, gold_world, same_state, score_all, shown_tools
+from .rewards import REWARDS, _norm, gold_calls, gold_world, same_state, score_all, shown_tools
 from .task import Task
 
 # %% auto #0
@@ -207,10 +207,10 @@ def policy_table(rows: list) -> dict:
     "{policy: {'n': tasks it applies to, reward: mean total}}."
     by = defaultdict(list)
     for r in rows: by[r["policy"]].append(r)
-    return {p: {"n": len(rs), **{k: _share(r[k] for r in rs) for k in _rewards_of(rows)}} for p, rs in by.items()}
+    return {p: {"n": len(rs), **{k: mean((r[k] for r in rs), 0.0) for k in _rewards_of(rows)}} for p, rs in by.items()}
 
 def below_gold(rows: list, policy: str) -> dict:
     "{reward: share of the tasks `policy` applies to where it earns less than the gold policy}."
     gold = {r["task"]: r for r in rows if r["policy"] == "gold"}
     mine = [r for r in rows if r["policy"] == policy and r["task"] in gold]
-    return {k: _share(r[k] < gold[r["task"]][k] - 1e-9 for r in mine) for k in _rewards_of(rows)}
+    return {k: mean((r[k] < gold[r["task"]][k] - 1e-9 for r in mine), 0.0) for k in _rewards_of(rows)}

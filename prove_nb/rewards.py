@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Iterable, Iterator
 
-from .core import ToolCall, call_from_obj, function_schema, parse_message, value_errors, assistant_msg, user_msg, tool_msg
-from .server import World, ToolResult, load_server, unknown_tool_error
+from .core import ToolCall, call_from_obj, function_schema, mean, parse_message, value_errors, assistant_msg, user_msg, tool_msg
+from .server import World, ToolResult, load_server, replay_gold, unknown_tool_error
 from .task import Task
 
 # %% auto #0
 __all__ = ['PROVE_WEIGHTS', 'REWARD_TYPES', 'REWARDS', 'TASK_KEYS', 'RewardResult', 'GoldCall', 'gold_calls', 'gold_deps',
-           'shown_tools', 'replay_gold', 'gold_world', 'gold_hash', 'same_state', 'ModelCall', 'completion_messages',
+           'shown_tools', 'gold_world', 'gold_hash', 'same_state', 'ModelCall', 'completion_messages',
            'AlignedCompletion', 'align_completion', 'as_executed', 'same_value', 'key_jaccard', 'match_calls',
            'in_order', 'schema_problems', 'Reward', 'Prove', 'atomic', 'Graduated', 'missing_facts', 'state_matches',
            'Tier', 'multiset_jaccard', 'ToolRL', 'Recall', 'Outcome', 'get_reward', 'score_all', 'read_jsonl',
@@ -70,13 +70,6 @@ def shown_tools(task: Task) -> dict:
 # %% ../nbs/07_rewards.ipynb #cf35fcca
 _GOLD_WORLDS: OrderedDict = OrderedDict()
 
-def replay_gold(task: Task, upto: int | None = None) -> World:
-    "A fresh world after every gold call of turns 0..`upto` (default: all), run in order."
-    w = World.for_task(task)
-    for g in gold_calls(task):
-        if upto is None or g.turn <= upto: w.run(g.call)
-    return w
-
 def gold_world(task: Task, upto: int | None = None) -> World:
     "The world after gold turns 0..`upto` (default: all), replayed once and cached (read it, never call tools on it)."
     last = len(task.turns) - 1
@@ -84,7 +77,7 @@ def gold_world(task: Task, upto: int | None = None) -> World:
     key = (task.id or json.dumps([t.to_dict() for t in task.turns], sort_keys=True, default=str), tuple(task.servers), task.seed, task.size,
            task.gold_state_hash, upto)
     if key not in _GOLD_WORLDS:
-        w = replay_gold(task, upto)
+        w = replay_gold(task, upto)[0]
         if upto == last and task.gold_state_hash and w.hash() != task.gold_state_hash:
             raise ValueError(f"task {task.id}: replaying its gold does not give its gold_state_hash (was a server changed?)")
         _GOLD_WORLDS[key] = w
@@ -303,10 +296,6 @@ class Reward:
 # %% ../nbs/07_rewards.ipynb #8e403fdd
 PROVE_WEIGHTS = {"validity": 0.5, "coverage": 0.5, "efficiency": 0.15, "name": 0.2, "arg": 0.1}
 
-def _share(xs) -> float:
-    xs = list(xs)
-    return sum(xs) / len(xs) if xs else 0.0
-
 @dataclass
 class Prove(Reward):
     "PROVE's reward: validity, dependency-ordered coverage, adaptive efficiency budget, tool names and argument values."
@@ -330,9 +319,9 @@ class Prove(Reward):
             schema = tr.tools.get(m.call.name) if m.call else None
             missing, _, wrong = schema_problems(m.call, schema) if schema else (None, None, None)
             ran = [tr.ran(pos)] if self.execute else []
-            scores.append(_share([schema is not None, schema is not None and not missing and not wrong] + ran))
+            scores.append(mean([schema is not None, schema is not None and not missing and not wrong] + ran, 0.0))
             if self.execute and m.call and not ran[0]: why.append(f"step {m.step} {m.call.name}: {tr.results[pos].error}")
-        return _share(scores)
+        return mean(scores, 0.0)
 
     def score(self, tr: AlignedCompletion) -> RewardResult:
         G, C, why = tr.gold, tr.calls, list(tr.reasons)
@@ -341,7 +330,7 @@ class Prove(Reward):
         if self.on("validity"): comps["validity"] = self.validity(tr, why)
         if self.on("coverage"):
             ok = [g.index in match and in_order(g, match, tr) for g in G]
-            comps["coverage"] = _share(ok)
+            comps["coverage"] = mean(ok, 0.0)
             why += [f"gold call {g.index} ({g.call.name}) " + ("out of dependency order" if g.index in match else "not made")
                     for g, k in zip(G, ok) if not k]
         if self.on("efficiency"):
@@ -350,7 +339,7 @@ class Prove(Reward):
             if len(C) > B: why.append(f"{len(C)} calls, budget {B}")
         if self.on("name"):
             names = {g.call.name for g in G}
-            comps["name"] = _share(m.call is not None and m.call.name in names for m in C)
+            comps["name"] = mean((m.call is not None and m.call.name in names for m in C), 0.0)
         if self.on("arg"):
             pairs = [(g.call.arguments, C[match[g.index]].call.arguments) for g in G if g.index in match]
             n = sum(len(ga) for ga, _ in pairs)
@@ -363,7 +352,7 @@ def _jtype(v) -> str: return "number" if isinstance(v, (int, float)) and not isi
 def atomic(gold_args: dict, args: dict) -> float:
     "Cheng et al.'s per-call score for a call with the right name: 0.33 + 0.33 x key overlap x type accuracy + 0.34 x exact."
     common = [k for k in gold_args if k in args]
-    types = _share(_jtype(gold_args[k]) == _jtype(args[k]) for k in common) if common else float(not gold_args and not args)
+    types = mean((_jtype(gold_args[k]) == _jtype(args[k]) for k in common), 0.0) if common else float(not gold_args and not args)
     exact = set(args) == set(gold_args) and all(same_value(args[k], v) for k, v in gold_args.items())
     return 0.33 + 0.33 * key_jaccard(gold_args, args) * types + 0.34 * exact
 
@@ -381,7 +370,7 @@ class Graduated(Reward):
             comps["atomic"] = sum(atomic(g.call.arguments, C[match[g.index]].call.arguments) for g in G if g.index in match) / max(len(G), len(C))
         if self.on("orch"):
             ok = [g.index in match and in_order(g, match, tr) for g in G]
-            comps["orch"] = _share(ok)
+            comps["orch"] = mean(ok, 0.0)
             why += [f"gold call {g.index} ({g.call.name}) " + ("out of order" if g.index in match else "not made") for g, k in zip(G, ok) if not k]
         return RewardResult(self.weighted(comps), comps, why)
 
@@ -545,7 +534,7 @@ def summarize_scores(rows: Iterable[dict]) -> dict:
     for r in ok:
         for k, v in r["components"].items(): comps[k].append(v)
     return {"n": len(rows), "scored": len(ok), "errors": len(rows) - len(ok),
-            "mean_reward": round(_share(r["reward"] for r in ok), 6), "components": {k: round(_share(v), 6) for k, v in comps.items()}}
+            "mean_reward": round(mean((r["reward"] for r in ok), 0.0), 6), "components": {k: round(mean(v, 0.0), 6) for k, v in comps.items()}}
 
 # %% ../nbs/07_rewards.ipynb #97af3db1
 TASK_KEYS = ("id", "servers", "seed", "size", "tools", "system", "turns", "deps", "gold_state_hash", "depth", "category", "structure", "split")
@@ -574,7 +563,7 @@ def trl_reward(name: str = "prove", task_column: str = "task", **config) -> Call
         for r in results:
             for k, v in r.components.items(): comps[k].append(v)
         if log_metric:
-            for k, v in comps.items(): log_metric(f"{name}/{k}", _share(v))
+            for k, v in comps.items(): log_metric(f"{name}/{k}", mean(v, 0.0))
         if log_extra: log_extra(f"{name}/reasons", ["; ".join(r.reasons) for r in results])
         return [r.total for r in results]
     reward_fn.__name__ = f"{name}_reward"

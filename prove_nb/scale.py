@@ -11,7 +11,8 @@ from typing import Callable
 
 from .rollout import Limits, Reply, prepare_tokenizer, render_prompt, rollout_batch
 from .grpo import LORA_TARGETS, JsonlLogger, episode_reward, grpo_dataset, make_rollout_func, plot_metrics
-from .server import MCPToolClient, ToolResult, new_session_id, unknown_tool_error
+from .server import ToolResult, unknown_tool_error
+from .transport import MCPToolClient, new_session_id
 from .task import Task
 
 # %% auto #0

@@ -4,22 +4,18 @@
 
 # %% ../nbs/02_server.ipynb #e815c118
 from __future__ import annotations
-import hashlib, hmac, importlib, inspect, json, logging, os, pkgutil, re, secrets, signal, sys, threading, time, types, typing
-from dataclasses import dataclass, field
+import hashlib, importlib, inspect, json, pkgutil, re, threading, time, types, typing
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Annotated, Any, Callable, Literal, Union, get_args, get_origin
 
-from .core import Validator, ToolCall
+from .core import Validator, ToolCall, call_from_obj
 from .state import State, StateError, TableSpec, fill_state, thaw
 
 # %% auto #0
-__all__ = ['DEFAULT_NOW', 'SESSION_KEY', 'ADMIN_KEY', 'DEFAULT_SESSION', 'LOOPBACK', 'Entity', 'type_schema', 'doc_parts',
-           'function_to_schema', 'ToolError', 'ToolSpec', 'ToolResult', 'ToolServer', 'unknown_tool_error', 'CallLimit',
-           'Session', 'server_names', 'load_server', 'all_tools', 'example_arguments', 'working_read_call', 'World',
-           'new_session_id', 'ServeLimits', 'SessionLimitError', 'SessionManager', 'run_limited', 'to_mcp',
-           'admin_schema', 'admin_ops', 'http_security', 'bearer_guard', 'check_host', 'idlest_session',
-           'evicting_manager', 'http_app', 'OneLineDisconnects', 'quiet_disconnects', 'rpc_error', 'CheckedLines',
-           'serve_stdio', 'serve', 'MCPToolClient']
+__all__ = ['DEFAULT_NOW', 'Entity', 'type_schema', 'doc_parts', 'function_to_schema', 'ToolError', 'ToolSpec', 'ToolResult',
+           'ToolServer', 'unknown_tool_error', 'CallLimit', 'Session', 'server_names', 'load_server', 'all_tools',
+           'example_arguments', 'working_read_call', 'World', 'replay_gold']
 
 # %% ../nbs/02_server.ipynb #71fbd966
 @dataclass(frozen=True)
@@ -50,6 +46,7 @@ def type_schema(t) -> dict:
     if t in _PY2JSON: return {"type": _PY2JSON[t]}
     raise TypeError(f"unsupported parameter type {t!r}")
 
+# %% ../nbs/02_server.ipynb #a02e0101
 def doc_parts(fn) -> tuple[str, dict]:
     "The description and the Google-style `Args:` descriptions of a function's docstring."
     doc = inspect.cleandoc(fn.__doc__ or "")
@@ -61,6 +58,7 @@ def doc_parts(fn) -> tuple[str, dict]:
         elif cur and line.strip(): args[cur] += " " + line.strip()
     return desc.strip(), args
 
+# %% ../nbs/02_server.ipynb #a02e0102
 def function_to_schema(fn, name: str | None = None) -> dict:
     "An OpenAI-style tool schema from a tool function (its first parameter, the state, is skipped)."
     hints = typing.get_type_hints(fn, include_extras=True)
@@ -110,6 +108,7 @@ class ToolSpec:
         ents = {p: s.get("x-entity") or (s.get("items") or {}).get("x-entity") for p, s in self.params.items()}
         return {p: e for p, e in ents.items() if e}
 
+# %% ../nbs/02_server.ipynb #a02e0103
 @dataclass
 class ToolResult:
     "What a call returned: `ok` and `content` (JSON-able), or `error` (a sentence)."
@@ -126,10 +125,12 @@ class ToolResult:
 DEFAULT_NOW = "2026-06-15T09:00:00"
 
 class ToolServer:
-    "A stateful domain server: seed data (tables, factories, counts) and typed tools."
-    def __init__(self, name: str, description: str, tables: list, factories: dict, counts: dict, now: str = DEFAULT_NOW):
+    "A stateful domain server: seed data (tables, factories, counts), typed tools and how users ask for them."
+    def __init__(self, name: str, description: str, tables: list, factories: dict, counts: dict, now: str = DEFAULT_NOW,
+                 phrases: dict | None = None):
         self.name, self.description, self.tables = name, description, tables
         self.factories, self.counts, self.now = factories, counts, now
+        self.phrases = {t: tuple(ts) for t, ts in (phrases or {}).items()}
         self.tools: dict[str, ToolSpec] = {}
         self._seeds = lru_cache(maxsize=8)(self._build_seed)
 
@@ -188,6 +189,7 @@ class CallLimit:
     def abandon(self) -> bool: return self._settle("abandoned", "committed")
     def error(self, name: str) -> str: return f"{name} exceeded the per-call time limit of {self.seconds:g} s; nothing changed"
 
+# %% ../nbs/02_server.ipynb #a02e0104
 class Session:
     "One isolated, forkable world of a server."
     def __init__(self, server: ToolServer, state: State, sid: str = "default", seed: int = 0, size: str = "small"):
@@ -291,327 +293,14 @@ class World:
         return w
     def __repr__(self): return f"World({self.servers}, seed={self.seed})"
 
-# %% ../nbs/02_server.ipynb #03a1b91a
-SESSION_KEY = "prove/session"
-ADMIN_KEY = "prove/admin"
-DEFAULT_SESSION = "default"
-
-def new_session_id() -> str:
-    "A fresh, unguessable session id (128 random bits)."
-    return secrets.token_hex(16)
-
-@dataclass
-class ServeLimits:
-    "Bounds of a shared server: prove sessions kept and their idle expiry (s), time per call (s), and HTTP transport sessions and their idle expiry (s)."
-    max_sessions: int = 4096
-    idle_expiry: float = 3600.0
-    call_timeout: float = 10.0
-    transport_sessions: int = 512
-    transport_idle: float = 900.0
-
-class SessionLimitError(Exception):
-    "No room for another session."
-
-class SessionManager:
-    "Sessions of one server by id, least recently used first; unknown ids start from the seed state; idle ones expire; at most `max_sessions`."
-    def __init__(self, server: ToolServer, seed: int = 0, size: str = "small", limits: ServeLimits | None = None):
-        self.server, self.seed, self.size, self.limits = server, seed, size, limits or ServeLimits()
-        self.sessions: dict[str, Session] = {}
-        self.lock = threading.RLock()
-
-    def expire(self, now: float | None = None) -> int:
-        "Close the sessions unused for longer than the idle expiry; how many."
-        cutoff, gone = (time.monotonic() if now is None else now) - self.limits.idle_expiry, []
-        with self.lock:
-            for sid, s in self.sessions.items():
-                if s.used >= cutoff: break
-                gone.append(sid)
-            for sid in gone: del self.sessions[sid]
-        return len(gone)
-
-    def _put(self, sid: str, s: Session) -> Session:
-        with self.lock:
-            old = self.sessions.pop(sid, None)
-            if old is None and self.expire() == 0 and len(self.sessions) >= self.limits.max_sessions:
-                raise SessionLimitError(f"too many open sessions ({len(self.sessions)}); close some with prove_session_close or raise --max-sessions")
-            s.used = time.monotonic()
-            self.sessions[sid] = s
-            return s
-
-    def get(self, sid: str = DEFAULT_SESSION) -> Session:
-        "The session `sid` (a new one from the seed if unknown), marked as just used."
-        with self.lock:
-            s = self.sessions.get(sid)
-            return self._put(sid, s or self.server.session(self.seed, self.size, sid))
-
-    def create(self, sid: str, seed: int | None = None) -> Session:
-        "A fresh session `sid` from the seed (replacing any session of that id)."
-        return self._put(sid, self.server.session(self.seed if seed is None else seed, self.size, sid))
-
-    def fork(self, source: str, target: str) -> Session: return self._put(target, self.get(source).fork(target))
-
-    def close(self, sid: str) -> bool:
-        with self.lock: return self.sessions.pop(sid, None) is not None
-
-# %% ../nbs/02_server.ipynb #a15mcp01
-def _meta(ctx) -> dict:
-    m = getattr(ctx, "meta", None)
-    return m if isinstance(m, dict) else {}
-
-def _worker(session: Session, fn: Callable, limit: CallLimit, name: str) -> ToolResult:
-    "Run `fn(session, limit)` holding the session's lock, unless the server gave up waiting before its turn; record the result on `limit`."
-    try:
-        with session.lock:
-            limit.result = ToolResult(False, error=limit.error(name)) if limit.state == "abandoned" else fn(session, limit)
-    finally: limit.done.set()
-    return limit.result
-
-async def run_limited(session: Session, fn: Callable, seconds: float, name: str) -> ToolResult:
-    "`fn(session, limit)` in a worker thread, so the event loop keeps serving other sessions; an error result after `seconds`."
-    import anyio
-    limit = CallLimit(seconds)
-    with anyio.move_on_after(seconds):
-        return await anyio.to_thread.run_sync(_worker, session, fn, limit, name, abandon_on_cancel=True)
-    if limit.abandon(): return ToolResult(False, error=limit.error(name))
-    await anyio.to_thread.run_sync(limit.done.wait)  # it kept its writes just in time: report what it did
-    return limit.result
-
-def _result(r: ToolResult):
-    import mcp_types as mt
-    return mt.CallToolResult(content=[mt.TextContent(type="text", text=r.text if r.ok else r.error)], is_error=not r.ok)
-
-def to_mcp(server: ToolServer, seed: int = 0, size: str = "small", admin: bool | str = False, limits: ServeLimits | None = None,
-           require_session: bool = False):
-    "A low-level SDK `Server` for `server`: raw arguments go through `Session.call`; admin tools only when `admin` (True, or a token calls must carry)."
-    from mcp.server import Server
-    import mcp_types as mt
-    mgr = SessionManager(server, seed, size, limits)
-    server.seed_state(seed, size)  # built now, not on the event loop by the first call
-    listed = [mt.Tool(name=n, description=s.schema["function"]["description"], input_schema=s.schema["function"]["parameters"])
-              for n, s in server.tools.items()]
-    ops = admin_ops(mgr) if admin else {}
-
-    async def list_tools(ctx, params): return mt.ListToolsResult(tools=listed)
-
-    async def call_tool(ctx, params):
-        meta, name, args = _meta(ctx), params.name, params.arguments
-        sid = meta.get(SESSION_KEY)
-        if name in ops:
-            if isinstance(admin, str) and not hmac.compare_digest(str(meta.get(ADMIN_KEY, "")).encode(), admin.encode()):
-                return _result(ToolResult(False, error=f"{name} needs this server's admin token in _meta['{ADMIN_KEY}']"))
-            return _result(await ops[name](args or {}))
-        if sid is None and require_session:
-            return _result(ToolResult(False, error=f"this server needs a session id in _meta['{SESSION_KEY}']"))
-        try: session = mgr.get(str(sid or DEFAULT_SESSION))
-        except SessionLimitError as e: return _result(ToolResult(False, error=str(e)))
-        return _result(await run_limited(session, lambda s, lim: s.call(name, args, lim), mgr.limits.call_timeout, name))
-
-    srv = Server(server.name, instructions=server.description, on_list_tools=list_tools, on_call_tool=call_tool)
-    srv.prove_sessions = mgr
-    return srv
-
-# %% ../nbs/02_server.ipynb #0e84b14e
-_ADMIN = {  # op: (what it does, extra parameters, run(manager, session id, arguments))
-    "create": ("Create (or recreate) a session from the seed.", ("seed",), lambda m, sid, a: {"session": m.create(sid, a.get("seed")).id}),
-    "fork":   ("Fork a session into a new id `target`.", ("target",), lambda m, sid, a: {"session": m.fork(sid, a["target"]).id}),
-    "reset":  ("Reset a session to the seed.", (), lambda m, sid, a: {"session": sid, "reset": m.get(sid).reset() is None}),
-    "hash":   ("Canonical hash of a session's state.", (), lambda m, sid, a: {"session": sid, "hash": m.get(sid).hash()}),
-    "diff":   ("Diff of a session's state against the seed.", (), lambda m, sid, a: m.get(sid).diff()),
-    "close":  ("Close a session.", (), lambda m, sid, a: {"closed": m.close(sid)}),
-}
-
-def admin_schema(op: str) -> dict:
-    "The tool schema of the admin operation `op` (its arguments go through the same `Validator` as every tool's)."
-    desc, extra, _ = _ADMIN[op]
-    props = {"session": {"type": "string"}, **{n: {"type": "integer" if n == "seed" else "string"} for n in extra}}
-    return {"type": "function", "function": {"name": f"prove_session_{op}", "description": desc, "parameters": {
-        "type": "object", "properties": props, "required": [n for n in props if n != "seed"], "additionalProperties": False}}}
-
-def admin_ops(mgr: SessionManager) -> dict:
-    "The session-administration tools, never listed: {tool name: async handler(arguments)}, each run in a worker thread."
-    import anyio
-    def handler(op):
-        name, validator, run = f"prove_session_{op}", Validator(admin_schema(op)), _ADMIN[op][2]
-        async def h(args):
-            if errs := validator.errors(args): return ToolResult(False, error="; ".join(errs))
-            def work():
-                sid = args["session"]
-                try:
-                    if op in ("create", "close"): return ToolResult(True, run(mgr, sid, args))
-                    with mgr.get(sid).lock: return ToolResult(True, run(mgr, sid, args))  # waits for a running call of that session
-                except SessionLimitError as e: return ToolResult(False, error=str(e))
-            return await anyio.to_thread.run_sync(work)
-        return h
-    return {f"prove_session_{op}": handler(op) for op in _ADMIN}
-
-# %% ../nbs/02_server.ipynb #3ba4575c
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
-
-def http_security(host: str = "127.0.0.1", names=()):
-    "Host/Origin checks (DNS-rebinding protection) that let in the loopback names, `host` and `names`, on any port."
-    from mcp.server.transport_security import TransportSecuritySettings
-    hosts = [f"[{h}]" if ":" in h else h for h in dict.fromkeys([*LOOPBACK, host, *names])]
-    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=[x for h in hosts for x in (h, f"{h}:*")],
-                                     allowed_origins=[x for h in hosts for p in ("http", "https") for x in (f"{p}://{h}", f"{p}://{h}:*")])
-
-def bearer_guard(app, token: str):
-    "An ASGI app that answers 401 to any HTTP request without `Authorization: Bearer <token>`."
-    want = f"Bearer {token}".encode()
-    async def guarded(scope, receive, send):
-        if scope["type"] == "http" and not hmac.compare_digest(dict(scope["headers"]).get(b"authorization", b""), want):
-            await send({"type": "http.response.start", "status": 401, "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")]})
-            return await send({"type": "http.response.body", "body": b"missing or wrong bearer token"})
-        await app(scope, receive, send)
-    return guarded
-
-def check_host(host: str, allow_remote: bool = False, token: str | None = None):
-    "Refuse a non-loopback `host` unless remote serving is asked for explicitly and guarded by a token."
-    if host in LOOPBACK: return
-    if not allow_remote: raise ValueError(f"{host} is not a loopback address; serving other machines needs --allow-remote and --token")
-    if not token: raise ValueError(f"serving on {host} needs a bearer token (--token or PROVE_TOKEN)")
-
-def idlest_session(transports: dict) -> str | None:
-    "The id of the transport session idle longest (none while a request is in flight or a stream open on each)."
-    idle = {sid: t.idle_scope.deadline for sid, t in transports.items() if t.idle_scope is not None and t.idle_scope.deadline < float("inf")}
-    return min(idle, key=idle.get) if idle else None
-
-def evicting_manager(srv, limits: ServeLimits, security):
-    "The SDK's streamable-HTTP session manager, except that at its session limit it closes the idlest session rather than refuse every new client."
-    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-    class EvictingSessionManager(StreamableHTTPSessionManager):
-        def _admit_session(self, requestor):
-            if len(self._server_instances) >= self.max_sessions and (sid := idlest_session(self._server_instances)):
-                self._server_instances.pop(sid).idle_scope.cancel()  # its server task ends and terminates the transport
-                self._session_owners.pop(sid, None)
-            return super()._admit_session(requestor)
-    return EvictingSessionManager(srv, security_settings=security, session_idle_timeout=limits.transport_idle, max_sessions=limits.transport_sessions)
-
-def http_app(srv, limits: ServeLimits | None = None, host: str = "127.0.0.1", names=(), token: str | None = None):
-    "The streamable-HTTP ASGI app of `srv` at /mcp: bounded transport sessions, Host/Origin checks for `host` and `names`, a bearer token if given."
-    from starlette.applications import Starlette
-    from starlette.routing import Route
-    from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
-    mgr = evicting_manager(srv, limits or ServeLimits(), http_security(host, names))
-    app = Starlette(routes=[Route("/mcp", endpoint=StreamableHTTPASGIApp(mgr))], lifespan=lambda app: mgr.run())
-    return bearer_guard(app, token) if token else app
-
-# %% ../nbs/02_server.ipynb #a15qui01
-_DISCONNECTS = ("ClientDisconnect", "ClosedResourceError", "BrokenResourceError", "EndOfStream", "CancelledError")
-
-def _leaves(e):
-    "The exceptions inside an exception group (or `e` itself)."
-    subs = getattr(e, "exceptions", None)
-    return [x for sub in subs for x in _leaves(sub)] if isinstance(subs, tuple) else [e]
-
-class OneLineDisconnects(logging.Filter):
-    "Logs a request the client aborted as one line instead of a traceback."
-    def filter(self, record: logging.LogRecord) -> bool:
-        exc = record.exc_info[1] if record.exc_info else None
-        if exc is not None and all(type(x).__name__ in _DISCONNECTS for x in _leaves(exc)):
-            record.msg, record.args = f"{record.getMessage()}: the client went away ({type(_leaves(exc)[0]).__name__})", ()
-            record.exc_info = record.exc_text = None
-        return True
-
-def quiet_disconnects(names=("mcp.server.streamable_http", "mcp.server.streamable_http_manager", "uvicorn.error")):
-    "Install `OneLineDisconnects` on the HTTP transport's loggers."
-    for n in names: logging.getLogger(n).addFilter(OneLineDisconnects())
-
-# %% ../nbs/02_server.ipynb #a15std01
-def rpc_error(line: str):
-    "The JSON-RPC error reply to a stdin line that is not a JSON-RPC message (id null when none can be read), or None."
-    import mcp_types as mt
-    if not line.strip(): return None
-    try: mt.jsonrpc_message_adapter.validate_json(line, by_name=False); return None
-    except ValueError: pass
-    try: obj = json.loads(line)
-    except ValueError: return mt.JSONRPCError(jsonrpc="2.0", id=None, error=mt.ErrorData(code=-32700, message="Parse error: the line is not JSON"))
-    rid = obj.get("id") if isinstance(obj, dict) else None
-    rid = rid if isinstance(rid, (int, str)) and not isinstance(rid, bool) else None
-    return mt.JSONRPCError(jsonrpc="2.0", id=rid, error=mt.ErrorData(code=-32600, message="Invalid Request: not a JSON-RPC 2.0 request, response or notification"))
-
-class CheckedLines:
-    "stdin lines for the SDK's stdio reader; a malformed one is answered with a JSON-RPC error instead of passed on."
-    def __init__(self, lines):
-        import anyio
-        self.lines, self.reply, self.ready = lines, None, anyio.Event()
-
-    async def __aiter__(self):
-        from mcp.shared.message import SessionMessage
-        async for line in self.lines:
-            if (err := rpc_error(line)) is None:
-                if line.strip(): yield line
-                continue
-            await self.ready.wait()
-            await self.reply.send(SessionMessage(err))
-
-async def serve_stdio(srv):
-    "Serve `srv` over this process's stdin and stdout."
-    import io, anyio
-    from mcp.server.stdio import stdio_server
-    lines = CheckedLines(anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")))
-    async with stdio_server(stdin=lines) as (read, write):
-        lines.reply = write
-        lines.ready.set()
-        await srv.run(read, write, srv.create_initialization_options())
-
-def serve(name: str, transport: str = "stdio", port: int = 8765, seed: int = 0, size: str = "small", host: str = "127.0.0.1",
-          admin: bool | str = False, limits: ServeLimits | None = None, require_session: bool = False, token: str | None = None,
-          allow_remote: bool = False, names=()):
-    "Serve the server `name` over MCP (`stdio` or `http`) until stopped; Ctrl-C stops a stdio server at once."
-    srv = to_mcp(load_server(name), seed, size, admin, limits, require_session)
-    if transport == "stdio":
-        signal.signal(signal.SIGINT, lambda *_: os._exit(130))  # the SDK reads stdin in a thread that no cancellation reaches
-        import anyio
-        anyio.run(serve_stdio, srv)
-    elif transport == "http":
-        import uvicorn
-        check_host(host, allow_remote, token)
-        app = http_app(srv, limits, host, names, token)
-        quiet_disconnects()
-        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)).run()
-    else: raise ValueError(f"unknown transport '{transport}' (use stdio or http)")
-
-# %% ../nbs/02_server.ipynb #d4a34a12
-class MCPToolClient:
-    "An async MCP client bound to one session id of a prove server (a fresh random one unless given)."
-    def __init__(self, target, session: str | None = None, token: str | None = None, admin_token: str | None = None):
-        from mcp import Client
-        token = token or os.environ.get("PROVE_TOKEN")
-        if token and isinstance(target, str) and target.startswith("http"):
-            import httpx2
-            from mcp.client.streamable_http import streamable_http_client
-            target = streamable_http_client(target, http_client=httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}))
-        self.client, self.session = Client(target), session or new_session_id()
-        self.admin_token = admin_token or os.environ.get("PROVE_ADMIN_TOKEN")
-
-    async def __aenter__(self):
-        await self.client.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc): return await self.client.__aexit__(*exc)
-
-    async def tools(self) -> list[dict]:
-        "OpenAI-style schemas of the server's tools (admin tools are never listed)."
-        res = await self.client.list_tools()
-        return [{"type": "function", "function": {"name": t.name, "description": t.description or "", "parameters": t.input_schema}}
-                for t in res.tools]
-
-    async def call(self, name: str, arguments: dict | None = None, session: str | None = None) -> ToolResult:
-        "Call a tool in this client's session (or `session`)."
-        r = await self.client.call_tool(name, {} if arguments is None else arguments, meta={SESSION_KEY: session or self.session})
-        text = "".join(getattr(c, "text", "") for c in r.content)
-        if r.is_error: return ToolResult(False, error=text)
-        try: return ToolResult(True, json.loads(text))
-        except ValueError: return ToolResult(True, text)
-
-    async def admin(self, op: str, session: str | None = None, **args) -> Any:
-        "Run a session-admin operation (create, fork, reset, hash, diff, close) on this client's session (or `session`)."
-        import mcp_types as mt
-        sid = session or self.session
-        params = mt.CallToolRequestParams(name=f"prove_session_{op}", arguments={"session": sid, **args},
-                                          _meta={SESSION_KEY: sid, ADMIN_KEY: self.admin_token or ""})
-        # sent as a plain request: `call_tool` would re-list the tools before each result of a tool that is never listed
-        r = await self.client.session.send_request(mt.CallToolRequest(params=params), mt.CallToolResult)
-        text = "".join(getattr(c, "text", "") for c in r.content)
-        if r.is_error: raise RuntimeError(text)
-        return json.loads(text)
+# %% ../nbs/02_server.ipynb #a9e1d002
+def replay_gold(task, upto: int | None = None) -> tuple[World, list[ToolResult]]:
+    "A fresh world for `task` after its gold calls of turns 0..`upto` (default: all), run in order, and what each returned."
+    w, results = World.for_task(task), []
+    for turn in task.turns[:None if upto is None else max(upto + 1, 0)]:
+        for step in turn.gold or []:
+            for c in step:
+                call = call_from_obj(c, len(results))
+                if not isinstance(call, ToolCall): raise ValueError(f"task {task.id}: bad gold call: {call}")
+                results.append(w.run(call))
+    return w, results

@@ -9,7 +9,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 
 from .synth.realize import words
-from .core import ToolCall, Validator, assistant_msg, function_schema, parse_message, tool_msg, user_msg
+from .core import ToolCall, Validator, assistant_msg, function_schema, mean, parse_message, tool_msg, user_msg
 from .rollout import CachedLM, CallRecord, Limits, Reply, ScriptedPolicy, Trajectory, gold_reply, rollout_batch
 from .server import ToolResult, World, all_tools, load_server
 from .task import Task
@@ -166,6 +166,7 @@ def parse_result(text: str) -> ToolResult:
             return ToolResult(True, v)
     return ToolResult(True, text.strip())
 
+# %% ../nbs/14b_simulation.ipynb #e14b0101
 _READ = re.compile(r"^(get|list|find|search|check|view|show|read|count|compute|estimate|quote|lookup)_")
 
 def _objects(v) -> list[dict]:
@@ -195,6 +196,7 @@ def rule_tool(d: dict) -> str:
 
 RULES["tool"] = rule_tool
 
+# %% ../nbs/14b_simulation.ipynb #e14b0102
 class ToolSimulator:
     "Answers calls to tools known only by their OpenAI schemas, given a scenario's rows, remembering the session's calls and results."
     def __init__(self, tools: list[dict], backend, scenario: list = (), max_history: int = 4000):
@@ -306,6 +308,7 @@ def made_calls(messages: list, servers: list) -> list[dict]:
     return [{"name": c.name, "arguments": c.arguments, "ok": not answers.get(c.id, "Error").startswith("Error"), "write": _is_write(c.name, servers)}
             for m in messages if m["role"] == "assistant" for c in parse_message(m).calls]
 
+# %% ../nbs/14b_simulation.ipynb #e14b0103
 def _same(a: dict, b: dict) -> bool:
     a, b = {k: v for k, v in a.items() if v is not None}, {k: v for k, v in b.items() if v is not None}
     return a.keys() == b.keys() and all(x == y or (isinstance(x, (int, float)) and isinstance(y, (int, float)) and math.isclose(x, y)) for x, y in ((a[k], b[k]) for k in a))
@@ -320,6 +323,7 @@ def rule_judge(d: dict) -> str:
 
 RULES["judge"] = rule_judge
 
+# %% ../nbs/14b_simulation.ipynb #e14b0104
 class Judge:
     "Decides whether a trajectory achieved its task's goal."
     def __init__(self, backend): self.backend = backend
@@ -364,8 +368,8 @@ def judge_agreement(tasks: list[Task], judge: Judge) -> dict:
     for name, fn in JUDGE_POLICIES.items():
         trajs = rollout_batch(tasks, ScriptedPolicy(fn, name))
         agree = [judge(t, tr.messages).success == (tr.final_hash == t.gold_state_hash) for t, tr in zip(tasks, trajs)]
-        out[name], hits = round(sum(agree) / len(agree), 3), hits + agree
-    out["all"] = round(sum(hits) / len(hits), 3)
+        out[name], hits = round(mean(agree), 3), hits + agree
+    out["all"] = round(mean(hits), 3)
     return out
 
 # %% ../nbs/14b_simulation.ipynb #589db2b0
@@ -437,6 +441,7 @@ def build_pool(buckets: list[str], ladder=LADDER, per_level: int = 4, seed: int 
             pool[b].append(ts)
     return pool
 
+# %% ../nbs/14b_simulation.ipynb #e14b0105
 class Curriculum:
     "Samples tasks per bucket at the bucket's level; moves the level up or down from the rolling success rate."
     def __init__(self, pool: dict, window: int = 8, up: float = 0.75, down: float = 0.25, start: int = 0, seed: int = 0):
@@ -448,7 +453,7 @@ class Curriculum:
         self.where = {t.id: (b, i) for b in self.buckets for i, ts in enumerate(pool[b]) for t in ts}
         self.rng, self.step, self.history = random.Random(seed), 0, []
 
-    def sample(self, n: int = 1) -> list[dict]:
+    def sample(self, n: int = 1) -> list[Task]:
         "`n` tasks: each from a random bucket, at that bucket's level."
         return [self.rng.choice(self.pool[b][self.level[b]]) for b in (self.rng.choice(self.buckets) for _ in range(n))]
 
@@ -460,7 +465,7 @@ class Curriculum:
         w = self.recent[b]
         w.append(float(success))
         if len(w) < self.window: return
-        rate = sum(w) / len(w)
+        rate = mean(w)
         if rate >= self.up and lv + 1 < len(self.pool[b]): self.level[b] += 1; w.clear()
         elif rate <= self.down and lv > 0: self.level[b] -= 1; w.clear()
 
@@ -468,10 +473,10 @@ class Curriculum:
         "Append every bucket's level and rolling success to the history, then advance the step."
         for b in self.buckets:
             tr = self.trail[b]
-            self.history.append({"step": self.step, "bucket": b, "level": self.level[b], "success": sum(tr) / len(tr) if tr else None})
+            self.history.append({"step": self.step, "bucket": b, "level": self.level[b], "success": mean(tr)})
         self.step += 1
 
-    def tasks(self) -> list[dict]:
+    def tasks(self) -> list[Task]:
         "Every task of the pool (what a GRPO rollout function must be able to find by prompt)."
         return [t for b in self.buckets for ts in self.pool[b] for t in ts]
 

@@ -7,11 +7,10 @@ import httpx
 import pytest
 
 from prove_nb.core import ToolCall, assistant_msg
-from prove_nb.evaluate import (evaluate, pass_hat_k, pass_k, policy_from_name, serve_policy, tau2_pass_k,
-                               tiny_policy, write_report)
-from prove_nb.rewards import replay_gold
+from prove_nb.endpoint import serve_policy, tau2_pass_k
+from prove_nb.evaluate import evaluate, pass_hat_k, pass_k, policy_from_name, tiny_policy, write_report
 from prove_nb.rollout import Limits, OpenAIPolicy, ScriptedPolicy, gold_policy, gold_reply, noop_policy
-from prove_nb.server import load_server
+from prove_nb.server import load_server, replay_gold
 from prove_nb.task import Task, Turn, save_tasks
 
 BANK = load_server("banking").schemas(["find_customers", "list_accounts", "get_account", "deposit", "transfer"])
@@ -22,7 +21,7 @@ def make_task(id, turns, depth, category, deps=()):
     t = Task(id=id, servers=["banking"], seed=0, size="small", tools=BANK, system="You are a banking assistant.",
              turns=[Turn(u, gold=g, answer_facts=f) for u, g, f in turns], deps=[list(d) for d in deps],
              depth=depth, category=category, split="test")
-    t.gold_state_hash = replay_gold(t).hash()
+    t.gold_state_hash = replay_gold(t)[0].hash()
     return t
 
 TASKS = [

@@ -4,8 +4,8 @@ per-call time limits, session limits, stdio signals and malformed JSON-RPC."""
 import json, math, os, signal, socket, subprocess, sys, threading, time
 import anyio, httpx, pytest
 from mcp import Client, StdioServerParameters
-from prove_nb.server import (ADMIN_KEY, SESSION_KEY, MCPToolClient, ServeLimits, example_arguments, load_server, server_names,
-                             to_mcp, working_read_call)
+from prove_nb.server import example_arguments, load_server, server_names, working_read_call
+from prove_nb.transport import ADMIN_KEY, SESSION_KEY, MCPToolClient, ServeLimits, to_mcp
 
 SERVE = [sys.executable, "-c", "from prove_nb.cli import main; main()", "serve"]
 

@@ -7,9 +7,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from prove_nb.core import ToolCall, assistant_msg, user_msg
 from prove_nb.policies import POLICIES, conversation, policy_messages
-from prove_nb.rewards import (REWARDS, Prove, align_completion, get_reward, gold_world, replay_gold, same_state, score_all,
+from prove_nb.rewards import (REWARDS, Prove, align_completion, get_reward, gold_world, same_state, score_all,
                               score_file, summarize_scores, trl_reward)
-from prove_nb.server import load_server
+from prove_nb.server import load_server, replay_gold
 from prove_nb.task import Task, Turn, save_tasks
 
 BANKING = load_server("banking").schemas()
@@ -23,7 +23,7 @@ def make_task(id, turns, deps=(), tools=None):
     t = Task(id=id, servers=["banking"], seed=0, size="small", tools=tools or BANKING + [WEATHER],
              system="You are a banking assistant.", deps=[list(d) for d in deps], category="base", split="train",
              turns=[Turn(u, gold=g, answer_facts=f) for u, g, f in turns])
-    t.gold_state_hash = replay_gold(t).hash()
+    t.gold_state_hash = replay_gold(t)[0].hash()
     return t
 
 TASKS = {
@@ -108,7 +108,7 @@ def test_hidden_and_distractor_tools_do_not_execute():
             assistant_msg("", [ToolCall("get_weather", {"city": "Paris"})])]
     tr = align_completion(task, comp, replay=True)
     assert [r.ok for r in tr.results] == [False, False]
-    assert tr.executed[0].hash() == replay_gold(task, -1).hash()  # the hidden transfer did not run
+    assert tr.executed[0].hash() == replay_gold(task, -1)[0].hash()  # the hidden transfer did not run
     v = Prove().validity(tr, [])
     assert v == pytest.approx((0 + 2 / 3) / 2)  # hidden: nothing valid; distractor: named and typed, not executable
 

@@ -6,7 +6,7 @@ import pytest
 
 from prove_nb.core import ToolCall, assistant_msg, user_msg
 from prove_nb.rollout import Limits, ScriptedPolicy, gold_policy, noop_policy, rollout_batch
-from prove_nb.server import World, load_server
+from prove_nb.server import World, load_server, replay_gold
 from prove_nb.simulation import (Curriculum, Goal, Judge, OpenAIBackend, RuleBackend, SimRequest, SyntheticLearner, ToolSimulator,
                                  UserSimulator, asking_policy, build_pool, curriculum_reward, fidelity, judge_agreement,
                                  parse_result, play, result_match, run_curriculum)
@@ -15,17 +15,12 @@ from prove_nb.server import ToolResult
 
 SERVERS = ["banking", "calendar", "iot_devices", "video_meeting", "filesystem"]
 
-def replay(task):
-    w = World.for_task(task)
-    results = [w.call(c["name"], c["arguments"]) for t in task.turns for s in t.gold for c in s]
-    return w, results
-
 @pytest.mark.parametrize("server", SERVERS)
 @pytest.mark.parametrize("depth,info", [(1, "ids"), (2, "ids"), (3, "names"), (3, "missing")])
 def test_write_task_is_live_and_gapped(server, depth, info):
     t = write_task(server, depth, info, distractors=2, rng=random.Random(7), tid="t")
     assert t is not None, (server, depth, info)
-    w, results = replay(t)
+    w, results = replay_gold(t)
     assert all(r.ok for r in results) and len(results) == depth == t.depth
     assert w.hash() == t.gold_state_hash != World.for_task(t).hash()
     text = " ".join(x.user for x in t.turns)

@@ -10,7 +10,7 @@ from prove_nb.synth.dialogue import HANDLERS
 from prove_nb.synth.dataset import (Dedup, apply_teacher, combo, description_leak, error_rate, gold_messages, grounded,
                                     leaks_description, masked_wording, replay,
                                     replay_tasks, repeated_wording, split_leaks, synthesize, write_dataset)
-from prove_nb.synth.realize import phrasings, phrasing_problems
+from prove_nb.synth.realize import phrasing_problems
 from prove_nb.task import Task, Turn, load_tasks
 
 CFG = SynthConfig(workers=1)
@@ -190,7 +190,7 @@ def test_every_tool_has_user_voice_templates():
     servers = usable_servers(None)
     assert sum(len(load_server(s).tools) for s in servers) == 343
     assert {s: phrasing_problems(s) for s in servers} == {s: [] for s in servers}
-    assert all(len(phrasings(s)[t]) >= 2 for s in servers for t in load_server(s).tools)
+    assert all(len(load_server(s).phrases[t]) >= 2 for s in servers for t in load_server(s).tools)
 
 def test_requests_read_like_a_user(every, bank):
     tasks = every[0] + bank
@@ -212,7 +212,8 @@ def test_teacher_endpoint_end_to_end(tmp_path, bank):
     "prove synth --teacher against a real OpenAI-compatible server (SmolLM2-135M behind serve_policy); a scripted endpoint shows both outcomes."
     from prove_nb.cli import main
     from prove_nb.core import assistant_msg
-    from prove_nb.evaluate import policy_from_name, serve_policy
+    from prove_nb.endpoint import serve_policy
+    from prove_nb.evaluate import policy_from_name
     from prove_nb.synth.realize import openai_teacher
     from prove_nb.rollout import ScriptedPolicy
     with serve_policy(policy_from_name("smollm2-135m", max_new_tokens=16), port=0, background=True, model="smollm2") as srv:

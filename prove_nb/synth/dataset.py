@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..core import ToolCall, assistant_msg, tool_msg, user_msg
-from ..server import World, load_server
+from ..server import World, load_server, replay_gold
 from ..toolgraph import usable_servers
 from .config import S, SynthConfig
 from .plan import plan_pool
@@ -96,7 +96,7 @@ def converse(env: Env, server: str, rng, cfg: SynthConfig, depth: tuple = (0, 6)
     return record(d)
 
 # %% ../../nbs/06f_synth_dataset.ipynb #3103d832
-def show_task(task: dict) -> str:
+def show_task(task: Task) -> str:
     "A task as readable text: header, then each user turn, its gold steps and the gold reply."
     lines = [f"[{task.id or '-'}] {'+'.join(task.servers)} seed={task.seed} depth={task.depth} {task.structure} "
              f"{task.category} ({len(task.tools)} tools shown)"]
@@ -107,7 +107,7 @@ def show_task(task: dict) -> str:
         lines.append(f"GOLD: {t.answer}" + (f"   facts={t.answer_facts}" if t.answer_facts else ""))
     return "\n".join(lines)
 
-def demo_tasks(n: int, server: str = "banking", seed: int = 0, cfg: SynthConfig = SynthConfig()) -> list:
+def demo_tasks(n: int, server: str = "banking", seed: int = 0, cfg: SynthConfig = SynthConfig()) -> list[Task]:
     "n conversations drawn directly (no validation, no dedup): for looking at."
     out, env, k = [], Env(seed, cfg.size, (server,)), 0
     while len(out) < n:
@@ -119,13 +119,13 @@ def demo_tasks(n: int, server: str = "banking", seed: int = 0, cfg: SynthConfig 
 # %% ../../nbs/06f_synth_dataset.ipynb #1137268c
 _ID_TOKEN = re.compile(r"\b[a-z]+_\d{3,}\b")
 
-def replay(task: dict) -> tuple[bool, bool]:
+def replay(task: Task) -> tuple[bool, bool]:
     "(every gold call behaved as recorded, the final state matches `gold_state_hash`), on a fresh world."
-    w = World.for_task(task)
-    ok = [w.call(c["name"], c["arguments"]).ok != bool(c.get("expect_error")) for c in task.gold_call_dicts]
+    w, results = replay_gold(task)
+    ok = [r.ok != bool(c.get("expect_error")) for r, c in zip(results, task.gold_call_dicts)]
     return all(ok), w.hash() == task.gold_state_hash
 
-def grounded(task: dict) -> bool:
+def grounded(task: Task) -> bool:
     "Whether every user turn names only entities of the seed state, in words it contains, with every literal value present."
     w = World.for_task(task)
     for t in task.turns:
@@ -140,12 +140,12 @@ def grounded(task: dict) -> bool:
         if not set(_ID_TOKEN.findall(t.user)) <= ids | {i for x in t.literals for i in _ID_TOKEN.findall(x)}: return False
     return True
 
-def error_rate(task: dict) -> float:
+def error_rate(task: Task) -> float:
     "Share of gold calls expected to fail."
     calls = task.gold_call_dicts
     return sum(1 for c in calls if c.get("expect_error")) / len(calls) if calls else 0.0
 
-def rejection(task: dict, cfg: SynthConfig) -> str | None:
+def rejection(task: Task, cfg: SynthConfig) -> str | None:
     "Why a conversation must be dropped (None when it passes every check)."
     ex, same = replay(task)
     if not ex: return "not_executable"
@@ -155,7 +155,7 @@ def rejection(task: dict, cfg: SynthConfig) -> str | None:
     return None
 
 # %% ../../nbs/06f_synth_dataset.ipynb #0b846c13
-def call_set(task: dict) -> frozenset:
+def call_set(task: Task) -> frozenset:
     "The task's gold calls as a set of canonical strings (on its seed state)."
     return frozenset(f"{task.seed}|{c['name']}|{json.dumps(c['arguments'], sort_keys=True)}" for c in task.gold_call_dicts)
 
@@ -163,7 +163,7 @@ class Dedup:
     "Admits a task unless its call set is more similar than `threshold` (Jaccard) to an admitted one."
     def __init__(self, threshold: float = 0.7): self.threshold, self.index, self.sets = threshold, defaultdict(list), []
 
-    def admit(self, task: dict) -> bool:
+    def admit(self, task: Task) -> bool:
         s = call_set(task)
         if not s: return True
         shared = Counter(k for c in s for k in self.index[c])
@@ -246,7 +246,7 @@ def run_block(job: tuple) -> tuple[list, Counter]:
 
 # %% ../../nbs/06f_synth_dataset.ipynb #d6a3eac1
 def synthesize(n: int, seed: int = 0, servers: list[str] | None = None, depth_min: int = 0, depth_max: int = 6,
-               config: SynthConfig | None = None, progress: bool = True, report: dict | None = None) -> list[dict]:
+               config: SynthConfig | None = None, progress: bool = True, report: dict | None = None) -> list[Task]:
     "n validated, deduplicated, split task records; `report` (if given) receives the generation counters."
     from tqdm.auto import tqdm
     cfg = config or SynthConfig()
@@ -321,7 +321,7 @@ def _call_turns(tasks: list) -> list:
     "(task, turn) of every user turn that carries gold calls."
     return [(task, t) for task in tasks for t in task.turns if t.gold]
 
-def leaks_description(task: dict, turn: Turn, n: int = 5) -> bool:
+def leaks_description(task: Task, turn: Turn, n: int = 5) -> bool:
     "Whether a turn's user text contains a run of `n` words of the description of a tool it calls."
     where = {x: s for s in task.servers for x in load_server(s).tools}
     g = _grams(turn.user, n)

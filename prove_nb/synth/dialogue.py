@@ -14,7 +14,7 @@ from .config import S, SynthConfig, step
 from .plan import Plan, Var, build_plan, exec_order, graph_of, levels, plan_pool
 from .ground import (_IDV, _WORDS, Env, Grounding, _date, _first_type, _plain_required, _required, ground,
                                    viable)
-from .realize import (Arg, Intent, clause, correction, fact, follow_up, irrelevant_request, phrasings, plural,
+from .realize import (Arg, Intent, clause, correction, fact, follow_up, irrelevant_request, plural,
                                     reply_ask_value, reply_ask_which, reply_cannot, reply_done, reply_failed, reply_recovered,
                                     request, say, supply_choice, supply_value, verb_phrase, words)
 
@@ -80,6 +80,7 @@ def ambiguous_vars(plan: Plan) -> list:
     return [v for v, var in enumerate(plan.vars) if var.source == "pick"
             and all(intent(n) for n in plan.nodes if v in n.inputs.values())]
 
+# %% ../../nbs/06e_synth_dialogue.ipynb #e6e0e101
 def sample_plan(d: Dialogue, server: str, lo: int, hi: int, kind: S, target_kind: str | None = None) -> Plan | None:
     "A plan from the server's pool: a target tool, then a depth, then a structure."
     cfg, rng, graph = d.cfg, d.rng, graph_of(server)
@@ -199,6 +200,7 @@ def ref_text(d: Dialogue, v: int, out: dict, vague: int | None = None, swap: tup
     elif parents: base += " for " + " and ".join(parents)
     return base + (f" ({', '.join(extras)})" if extras else "")
 
+# %% ../../nbs/06e_synth_dialogue.ipynb #e6e0e102
 def intent_of(d: Dialogue, j: int, out: dict, drop: str | None = None, vague: int | None = None, args: dict | None = None,
               swap: dict | None = None) -> Intent:
     "Node j as an intent: its templates and arguments in words (minus `drop`), and what to report for a target read."
@@ -223,7 +225,7 @@ def intent_of(d: Dialogue, j: int, out: dict, drop: str | None = None, vague: in
         else:
             said.append(Arg(words(p), say(x), param=p)); out["literals"].append(fact(x))
     return Intent(verb_phrase(spec.schema["function"]["description"]), said, question(d, j)[0] if node.target and spec.kind == "read" else "",
-                  phrasings(g.plan.server).get(node.tool, ()), (drop,) if drop else ())
+                  load_server(g.plan.server).phrases.get(node.tool, ()), (drop,) if drop else ())
 
 def question(d: Dialogue, j: int) -> tuple:
     "(what the user asks, the answer sentence, the answer facts) for a target read; chosen once per node."
@@ -245,6 +247,7 @@ def question(d: Dialogue, j: int) -> tuple:
     g.questions[j] = q
     return q
 
+# %% ../../nbs/06e_synth_dialogue.ipynb #e6e0e103
 def user_words(d: Dialogue, out: dict, per_node: dict | None = None) -> str:
     "The user's message for the pending plan: its intents (with per-node options), as a first request or a follow-up."
     g, rng = d.g, d.rng
@@ -279,6 +282,7 @@ def h_irrelevant(d: Dialogue) -> S:
     d.pending, d.main = {"cannot": what}, (0, "none")
     return step(S.IRRELEVANT, d.cfg, d.rng)
 
+# %% ../../nbs/06e_synth_dialogue.ipynb #e6e0e104
 def h_missing_function(d: Dialogue) -> S:
     "Ask for what a write tool does, with that tool hidden from the model."
     plan = sample_plan(d, d.servers[0], 1, 3, S.COMPLETE, target_kind="write")
@@ -292,6 +296,7 @@ def h_missing_function(d: Dialogue) -> S:
     d.pending, d.main, d.g = {"cannot": verb_phrase(graph_of(plan.server).tools[target].schema["function"]["description"])}, (0, "none"), None
     return step(S.MISSING_FUNCTION, d.cfg, d.rng)
 
+# %% ../../nbs/06e_synth_dialogue.ipynb #e6e0e105
 def h_plan(d: Dialogue) -> S:
     "Draw and ground a plan for the pending request; its kind decides what happens next."
     first = d.main is None
@@ -320,6 +325,7 @@ def repeats(d: Dialogue) -> bool:
     return any((n.tool, json.dumps(d.g.args[j], sort_keys=True)) in done for j, n in enumerate(d.g.plan.nodes)
                if graph.kind(n.tool) == "write" or n.target)
 
+# %% ../../nbs/06e_synth_dialogue.ipynb #e6e0e106
 def h_execute(d: Dialogue) -> S:
     "Run the pending calls: all succeed, or the last is replaced by a variant the server refuses (failure, or partial)."
     g = d.g
@@ -376,6 +382,7 @@ def h_success(d: Dialogue) -> S:
     learn(d)
     return step(S.SUCCESS, d.cfg, d.rng)
 
+# %% ../../nbs/06e_synth_dialogue.ipynb #e6e0e107
 def h_failure(d: Dialogue) -> S:
     "The user asked for the refused variant: commit the other calls and the refused one; the state is the one before it."
     g, fail = d.g, d.pending["fail"]
@@ -400,6 +407,7 @@ def h_report(d: Dialogue) -> S:
     d.turns[-1].answer = " ".join([reply_failed(verb, p["fail"]["error"], p["partial"], d.rng)] + p["lines"])
     return proceed(d, S.REPORT)
 
+# %% ../../nbs/06e_synth_dialogue.ipynb #e6e0e108
 def alternative(d: Dialogue, fail: dict) -> dict | None:
     "Another tool the refusal names ('create it with make_directory'), called with what the refused call and the message provide."
     g, server = d.g, d.g.plan.server
@@ -434,6 +442,7 @@ def h_alternative(d: Dialogue) -> S:
     d.world, d.pending = alt["world"], {}
     return step(S.ALTERNATIVE, d.cfg, d.rng)
 
+# %% ../../nbs/06e_synth_dialogue.ipynb #e6e0e109
 def h_ask_value(d: Dialogue) -> S:
     "The request leaves out a required value; the gold assistant asks for it before any call."
     g, rng = d.g, d.rng
@@ -460,6 +469,7 @@ def h_ask_which(d: Dialogue) -> S:
     d.turns[-1].answer = reply_ask_which(_ent_words(g.plan.vars[amb].entity), [f"'{v}'" for v in opts[:6]], d.rng)
     return step(S.ASK_WHICH, d.cfg, d.rng)
 
+# %% ../../nbs/06e_synth_dialogue.ipynb #e6e0e10a
 def h_clarify(d: Dialogue) -> S:
     return step(S.CLARIFY, d.cfg, d.rng, {S.CORRECT} if "retry" in d.pending else {S.SUPPLY})
 
@@ -491,6 +501,7 @@ def h_correct(d: Dialogue) -> S:
     g.world, d.pending = w, {"resolving": True, "later": [j]}
     return step(S.CORRECT, d.cfg, d.rng)
 
+# %% ../../nbs/06e_synth_dialogue.ipynb #e6e0e10b
 def h_abstain(d: Dialogue) -> S:
     d.turns[-1].answer = reply_cannot(d.pending.pop("cannot"), d.rng)
     return proceed(d, S.ABSTAIN)
@@ -501,6 +512,7 @@ def proceed(d: Dialogue, state: S) -> S:
     else: allowed = {S.FOLLOW_UP, S.CLARIFY} | (set() if d.cross else {S.END})
     return step(state, d.cfg, d.rng, allowed)
 
+# %% ../../nbs/06e_synth_dialogue.ipynb #e6e0e10c
 HANDLERS = {S.START: h_start, S.COMPLETE: h_query, S.MISSING: h_query, S.MINIMAL: h_query, S.AMBIGUOUS: h_query,
             S.IRRELEVANT: h_irrelevant, S.MISSING_FUNCTION: h_missing_function, S.PLAN: h_plan, S.SUPPLY: h_supply,
             S.CORRECT: h_correct, S.EXECUTE: h_execute, S.DISCOVER: h_discover, S.SUCCESS: h_success, S.PARTIAL: h_failure,

@@ -29,6 +29,7 @@ _SEARCH = ("query", "q", "search", "keyword", "keywords", "term", "text", "name"
 _WORDS = ["Falcon", "Harbor", "Maple", "Quartz", "Juniper", "Summit", "Willow", "Cobalt", "Lumen", "Orchid"]
 _PHRASES = ["rent share", "for the team lunch", "thanks again", "see notes", "monthly review", "quick follow-up", "as discussed", "urgent, please check"]
 
+# %% ../../nbs/06d_synth_ground.ipynb #8febb160
 def _first_type(s: dict) -> str:
     if "type" in s: return s["type"] if isinstance(s["type"], str) else s["type"][0]
     for o in s.get("anyOf", []) + s.get("oneOf", []):
@@ -42,6 +43,7 @@ def _like(example: str, rng) -> str:
     return "".join(str(rng.randint(1 if k == 0 else 0, 9)) if c.isdigit() else rng.choice("ABCDEF") if c.isupper() else c
                    for k, c in enumerate(example))
 
+# %% ../../nbs/06d_synth_ground.ipynb #39549efd
 def value_for(param: str, schema: dict, values: dict, rng, now: str, hint: dict | None = None, write: bool = False):
     "A plausible value for a non-entity parameter (`write`: for a state change, so dates lie ahead and names are new)."
     name, desc, t = param.lower(), schema.get("description", "").lower(), _first_type(schema)
@@ -118,6 +120,7 @@ class Env:
         s, t = entity.split(".", 1)
         return load_server(s).seed_state(self.seed, self.size).get(t, i)
 
+# %% ../../nbs/06d_synth_ground.ipynb #624b3f1b
 @dataclass
 class Grounding:
     "A plan made concrete on a forked world, in execution order."
@@ -160,6 +163,7 @@ def order_pairs(args: dict) -> dict:
         else: args[kb] = (date.fromisoformat(va[:10]) + timedelta(days=2)).isoformat()
     return args
 
+# %% ../../nbs/06d_synth_ground.ipynb #79b8fa0b
 def node_args(env: Env, g: Grounding, j: int, rng, cfg: SynthConfig, hint: dict | None, optional: bool) -> dict | None:
     "Arguments for node j: bound entity ids, proposed values, and maybe one optional value (writes)."
     node, server = g.plan.nodes[j], g.plan.server
@@ -206,6 +210,7 @@ def _texts(g: Grounding, j: int) -> list:
     rows = [state.get(g.plan.vars[v].entity.split(".", 1)[1], g.ids[v]) or {} for v in node.inputs.values()]
     return sorted({w for r in rows for x in r.values() if isinstance(x, str) and len(x) > 30 for w in re.findall(r"[A-Za-z]{4,}", x)})
 
+# %% ../../nbs/06d_synth_ground.ipynb #90387ade
 def repair(env: Env, g: Grounding, j: int, args: dict, error: str, rng) -> dict | None:
     "Arguments corrected as a refusal message suggests, or None when it suggests nothing."
     node, server = g.plan.nodes[j], g.plan.server
@@ -271,6 +276,7 @@ def _anchor(g: Grounding, state) -> tuple:
     "(server, state, ids within two hops of those bound so far); every other try of `ground` ignores relations."
     return (g.plan.server, state, set() if g.attempt % 2 else _reach(g.plan.server, state, _reach(g.plan.server, state, set(g.ids.values()))))
 
+# %% ../../nbs/06d_synth_ground.ipynb #d6d0e101
 _STOP = {"the", "and", "with", "from", "into", "for", "that", "this", "its", "their", "your", "given", "one", "new", "all",
          "only", "any", "each", "list", "get", "set", "are", "has", "have", "not", "can", "you", "who", "which", "when", "what"}
 
@@ -292,6 +298,7 @@ def signature(row: dict) -> tuple:
 def _ctx_signatures(server: str, seed: int, size: str, entity: str) -> dict:
     return {i: signature(r) for i, r in context_of(server, seed, size).rows.get(entity, {}).items()}
 
+# %% ../../nbs/06d_synth_ground.ipynb #d6d0e102
 def _choose(rng, ids: list, env: Env, tool: str, rows: dict | None = None, anchor: tuple | None = None, sigs: dict | None = None) -> str:
     "A random id among the best ranked: least refused by `tool` in this block, then related to the bound entities and worded like the tool."
     server, state, near = anchor if anchor else ("", None, set())
@@ -313,6 +320,7 @@ def learn_refusal(env: Env, tool: str, rows: list, error: str):
         for f, x in row.items():
             if isinstance(x, str) and 2 < len(x) <= 30 and not _IDV.match(x) and re.search(rf"\b{re.escape(x.lower())}\b", low): tr[(f, x)] += 1
 
+# %% ../../nbs/06d_synth_ground.ipynb #d6d0e103
 def _user_of(plan: Plan, v: int) -> str:
     "The first tool that uses variable v."
     return next(n.tool for n in plan.nodes if v in n.inputs.values())
@@ -370,6 +378,7 @@ def run_node(env: Env, g: Grounding, j: int, rng, cfg: SynthConfig, optional: bo
     g.args[j], g.results[j] = args, r
     return True
 
+# %% ../../nbs/06d_synth_ground.ipynb #d6d0e104
 def pick_rows(env: Env, g: Grounding, j: int, picks: list, args: dict, r, rng, cfg, hint, amb) -> bool:
     "Choose the rows that node j's pick variables take from its output (and add a matching filter)."
     plan, w, server = g.plan, g.world, g.plan.server

@@ -4,15 +4,14 @@
 
 # %% ../../nbs/06c_synth_realize.ipynb #e8774a38
 from __future__ import annotations
-import importlib, json, re
+import json, re
 from dataclasses import dataclass, field
 from datetime import date
-from functools import lru_cache
 
 # %% auto #0
 __all__ = ['PERSONAS', 'TEACHER_PROMPT', 'words', 'plural', 'verb_phrase', 'say', 'fact', 'Arg', 'Intent', 'join_words',
-           'arg_text', 'fill', 'clause', 'phrasings', 'phrasing_problems', 'request', 'follow_up', 'supply_value',
-           'supply_choice', 'correction', 'weekday', 'reply_done', 'reply_ask_value', 'reply_ask_which', 'reply_failed',
+           'arg_text', 'fill', 'clause', 'phrasing_problems', 'request', 'follow_up', 'supply_value', 'supply_choice',
+           'correction', 'weekday', 'reply_done', 'reply_ask_value', 'reply_ask_which', 'reply_failed',
            'reply_recovered', 'reply_cannot', 'irrelevant_request', 'system_prompt', 'rewrite_problem', 'rewrite',
            'paraphrase', 'pipeline_teacher', 'openai_teacher']
 
@@ -68,6 +67,7 @@ class Intent:
     templates: tuple = ()                       # e.g. ("move {amount} from {from_account_id} to {to_account_id}",)
     missing: tuple = ()                         # parameters the user leaves out (the assistant will ask)
 
+# %% ../../nbs/06c_synth_realize.ipynb #c06c0101
 _ARG_SHAPES = ["{label} {text}", "the {label} {text}", "{text} as the {label}"]
 _REF_SHAPES = ["{text} as the {label}", "{label}: {text}"]
 _EXTRA_SHAPES = [" with {args}", " ({args})", ", with {args}", ", and use {args}"]
@@ -84,6 +84,7 @@ def arg_text(a: Arg, rng) -> str:
     head = re.split(r" '| of | for | \(| whose ", a.text)[0]
     return a.text if a.label in head or a.text.startswith(("that ", "the same ", "the new ")) else rng.choice(_REF_SHAPES).format(label=a.label, text=a.text)
 
+# %% ../../nbs/06c_synth_realize.ipynb #c06c0102
 _SLOT = re.compile(r"\{(\w+)\}")
 _FILLED = re.compile(r"\{(\w+)\}('s)?")
 _OPTIONAL = re.compile(r"\[([^\[\]]*)\]")
@@ -100,6 +101,7 @@ def fill(template: str, slots: dict) -> tuple[str, set] | None:
     if not used <= slots.keys(): return None
     return _FILLED.sub(lambda m: _put(slots[m.group(1)], m.group(2)), t), used
 
+# %% ../../nbs/06c_synth_realize.ipynb #c06c0103
 def clause(it: Intent, rng) -> str:
     "An intent in the user's words: one of its templates filled, the arguments it leaves unsaid appended, and what to report."
     slots = {a.param: a.text for a in it.args if a.param}
@@ -113,17 +115,11 @@ def clause(it: Intent, rng) -> str:
     return s
 
 # %% ../../nbs/06c_synth_realize.ipynb #a1b2c3d5
-@lru_cache(maxsize=None)
-def phrasings(server: str) -> dict:
-    "{tool: (user-voice templates, ...)} of a server, from `prove_nb/phrasing/<server>.py` (empty when it has none)."
-    try: mod = importlib.import_module(f"prove_nb.phrasing.{server}")
-    except ModuleNotFoundError: return {}
-    return {t: tuple(ts) for t, ts in mod.PHRASES.items()}
-
 def phrasing_problems(server: str) -> list[str]:
     "What is wrong with a server's templates: tools with fewer than two, slots that are not parameters, unknown tools."
     from prove_nb.server import load_server
-    tools, ph = load_server(server).tools, phrasings(server)
+    srv = load_server(server)
+    tools, ph = srv.tools, srv.phrases
     out = [f"{t}: {len(ph.get(t, ()))} templates" for t in tools if len(ph.get(t, ())) < 2]
     out += [f"{t}: unknown tool" for t in ph if t not in tools]
     out += [f"{t}: slot {{{s}}} is not a parameter" for t, ts in ph.items() if t in tools for x in ts for s in _SLOT.findall(x)
@@ -164,6 +160,7 @@ def _chain(cs: list[str], rng, ordered: bool) -> str:
     if len(cs) == 1: return cs[0]
     return rng.choice(_ORDERED if ordered else _FREE).format(a=(", then " if ordered else ", ").join(cs[:-1]), b=cs[-1])
 
+# %% ../../nbs/06c_synth_realize.ipynb #c06c0104
 def request(intents: list, rng, style: str = "complete", ordered: bool = True, today: str = "") -> str:
     "A first user turn asking for `intents` (in order), in style 'complete' or 'minimal'."
     body = _chain([clause(i, rng) for i in intents], rng, ordered)
@@ -174,6 +171,7 @@ def request(intents: list, rng, style: str = "complete", ordered: bool = True, t
     if today and rng.random() < 0.2: text += f" (Today is {weekday(today)}, {today}.)"
     return _cap(text + rng.choice(_CLOSE))
 
+# %% ../../nbs/06c_synth_realize.ipynb #c06c0105
 _NEXT = ["Thanks! Now {c}.", "Great. Next, {c}.", "One more thing: {c}.", "Also, {c}.", "Perfect. Could you also {c}?",
          "OK. Now please {c}.", "Thanks. Can you also {c}?", "Nice, that worked. Next I'd like to {c}.", "Great, thanks. Now I need you to {c}.",
          "Good. Now {c}, please.", "Thanks for that. Could you {c} too?", "Next up: {c}.", "That's great. I'd also like to {c}.",
@@ -183,6 +181,7 @@ def follow_up(intents: list, rng, ordered: bool = True) -> str:
     "A later user turn with a new request."
     return _wrap(rng.choice(_NEXT), _chain([clause(i, rng) for i in intents], rng, ordered))
 
+# %% ../../nbs/06c_synth_realize.ipynb #c06c0106
 _AGAIN = [" So: {c}.", " To be clear, please {c}.", " So please {c}.", " In other words, {c}.", " So the full request is: {c}.",
           " I mean: {c}.", " Just to restate it: {c}."]
 
@@ -200,6 +199,7 @@ def supply_choice(ref: str, rng, again: str = "") -> str:
     return _cap(rng.choice(["I mean {r}.", "{r}, please.", "It's {r}.", "Go with {r}.", "Sorry, I meant {r}.", "The one I want is {r}.",
                             "Use {r}.", "{r} - that one.", "Oh, {r}.", "Let's do {r}.", "Take {r}, thanks."]).format(r=ref)) + _again(again, rng)
 
+# %% ../../nbs/06c_synth_realize.ipynb #c06c0107
 def correction(it: Intent, rng) -> str:
     "The user's corrected request after a failure."
     return _wrap(rng.choice(["OK, then {c} instead.", "I see. Let's {c} instead.", "Fine - please {c} then.", "In that case, {c}.",

@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 from typing import Annotated
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.filesystem.phrasing import PHRASES
 from prove_nb.servers._common import NOW, FIRST_NAMES, LAST_NAMES
 from prove_nb.state import TableSpec, thaw
 
@@ -204,7 +205,7 @@ server = ToolServer(
      TableSpec("trash_item", "trash_id", "trs_", {"deleted_by": "user"}),
      TableSpec("shell", "shell_id", "sh_", {"user": "user", "cwd": "node"})],
     {"group": _group, "user": _user, "node": _node, "trash_item": _trash_item, "shell": _shell},
-    {"group": 6, "user": 8, "node": 160, "trash_item": 5, "shell": 1}, now=NOW)
+    {"group": 6, "user": 8, "node": 160, "trash_item": 5, "shell": 1}, now=NOW, phrases=PHRASES)
 
 NodePath = Annotated[str, Entity("node")]
 NodePaths = Annotated[list[str], Entity("node")]

@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.marketplace.phrasing import PHRASES
 from prove_nb.servers._common import NOW, need
 from prove_nb.state import TableSpec
 
@@ -89,7 +90,7 @@ server = ToolServer(
      TableSpec("sale", "sale_id", "sale_", {"listing_id": "listing", "seller_id": "member", "buyer_id": "member", "offer_id": "offer"})],
     {"member": _member, "listing": _listing, "offer": _offer, "sale": _sale},
     {"member": 24, "listing": 60, "offer": 80, "sale": 60},
-    now=NOW)
+    now=NOW, phrases=PHRASES)
 
 MemberId = Annotated[str, Entity("member")]
 ListingId = Annotated[str, Entity("listing")]

@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.shopping.phrasing import PHRASES
 from prove_nb.servers._common import NOW, need
 from prove_nb.state import TableSpec
 
@@ -157,7 +158,7 @@ server = ToolServer(
      "return_request": _return, "review": _review, "cart_item": _cart_item, "wishlist_item": _wishlist_item},
     {"customer": 20, "product": 45, "coupon": 20, "address": 28, "order": 30, "order_line": 70, "return_request": 6,
      "review": 24, "cart_item": 30, "wishlist_item": 30},
-    now=NOW)
+    now=NOW, phrases=PHRASES)
 
 CustomerId = Annotated[str, Entity("customer")]
 ProductId = Annotated[str, Entity("product")]

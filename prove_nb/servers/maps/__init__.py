@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.maps.phrasing import PHRASES
 from prove_nb.servers._common import need
 from prove_nb.state import TableSpec
 
@@ -116,7 +117,7 @@ server = ToolServer(
      TableSpec("place_list", "list_id", "pls_", {"owner_id": "map_user", "collaborator_ids": "map_user", "place_ids": "map_place"}),
      TableSpec("place_review", "review_id", "prv_", {"place_id": "map_place", "user_id": "map_user"})],
     {"map_place": _place, "map_user": _user, "saved_place": _saved, "place_list": _list, "place_review": _review},
-    {"map_place": 80, "map_user": 12, "saved_place": 30, "place_list": 10, "place_review": 60})
+    {"map_place": 80, "map_user": 12, "saved_place": 30, "place_list": 10, "place_review": 60}, phrases=PHRASES)
 
 PlaceId = Annotated[str, Entity("map_place")]
 UserId = Annotated[str, Entity("map_user")]

@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.issue_tracker.phrasing import PHRASES
 from prove_nb.servers._common import NOW, need
 from prove_nb.state import TableSpec
 
@@ -119,7 +120,7 @@ server = ToolServer(
     {"user": _user, "project": _project, "membership": _membership, "label": _label, "milestone": _milestone, "issue": _issue,
      "comment": _comment, "issue_link": _link},
     {"user": 25, "project": 6, "membership": 48, "label": 36, "milestone": 12, "issue": 80, "comment": 90, "issue_link": 40},
-    now=NOW)
+    now=NOW, phrases=PHRASES)
 
 UserId = Annotated[str, Entity("user")]
 ProjectId = Annotated[str, Entity("project")]

@@ -9,6 +9,7 @@ import collections
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.iot_devices.phrasing import PHRASES
 from prove_nb.servers._common import OWNERS, need
 from prove_nb.state import TableSpec
 
@@ -166,7 +167,7 @@ server = ToolServer(
     {"home": _home, "room": _room, "firmware_release": _firmware, "device": _device, "scene": _scene,
      "scene_action": _scene_action, "automation": _automation, "device_group": _group, "energy_reading": _energy},
     {"home": 6, "room": 30, "firmware_release": 60, "device": 60, "scene": 12, "scene_action": 36, "automation": 10,
-     "device_group": 10, "energy_reading": 80})
+     "device_group": 10, "energy_reading": 80}, phrases=PHRASES)
 
 HomeId = Annotated[str, Entity("home")]
 RoomId = Annotated[str, Entity("room")]

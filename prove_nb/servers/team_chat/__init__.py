@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.team_chat.phrasing import PHRASES
 from prove_nb.servers._common import NOW, FIRST_NAMES, LAST_NAMES, need
 from prove_nb.state import TableSpec
 
@@ -122,7 +123,7 @@ server = ToolServer(
      TableSpec("chat_login", "login_id", "login_", {"user_id": "chat_user"})],
     {"workspace": _workspace, "chat_user": _chat_user, "channel": _channel, "message": _message, "reaction": _reaction,
      "chat_login": _login},
-    {"workspace": 2, "chat_user": 12, "channel": 14, "message": 90, "reaction": 40, "chat_login": 1}, now=NOW)
+    {"workspace": 2, "chat_user": 12, "channel": 14, "message": 90, "reaction": 40, "chat_login": 1}, now=NOW, phrases=PHRASES)
 
 WorkspaceId = Annotated[str, Entity("workspace")]
 UserId = Annotated[str, Entity("chat_user")]

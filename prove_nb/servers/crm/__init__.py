@@ -12,6 +12,7 @@ from datetime import date, datetime, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.crm.phrasing import PHRASES
 from prove_nb.servers._common import NOW_DT, need
 from prove_nb.state import TableSpec
 
@@ -88,7 +89,7 @@ server = ToolServer(
      TableSpec("deal", "deal_id", "deal_", {"contact_id": "crm_contact", "owner_id": "sales_rep"}),
      TableSpec("crm_activity", "activity_id", "actv_", {"deal_id": "deal", "contact_id": "crm_contact", "owner_id": "sales_rep"})],
     {"sales_rep": _rep, "company": _company, "crm_contact": _contact, "deal": _deal, "crm_activity": _activity},
-    {"sales_rep": 10, "company": 16, "crm_contact": 36, "deal": 40, "crm_activity": 60})
+    {"sales_rep": 10, "company": 16, "crm_contact": 36, "deal": 40, "crm_activity": 60}, phrases=PHRASES)
 
 RepId = Annotated[str, Entity("sales_rep")]
 CompanyId = Annotated[str, Entity("company")]

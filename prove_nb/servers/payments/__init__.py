@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.payments.phrasing import PHRASES
 from prove_nb.servers._common import TODAY, need
 from prove_nb.state import TableSpec
 
@@ -87,7 +88,7 @@ server = ToolServer(
      TableSpec("payment_request", "request_id", "prq_", {"requester_wallet_id": "wallet", "payer_wallet_id": "wallet"})],
     {"wallet": _wallet, "merchant": _merchant, "invoice": _invoice, "payment": _payment, "refund": _refund,
      "payment_request": _request},
-    {"wallet": 12, "merchant": 16, "invoice": 30, "payment": 40, "refund": 14, "payment_request": 20})
+    {"wallet": 12, "merchant": 16, "invoice": 30, "payment": 40, "refund": 14, "payment_request": 20}, phrases=PHRASES)
 
 WalletId = Annotated[str, Entity("wallet")]
 MerchantId = Annotated[str, Entity("merchant")]

@@ -10,6 +10,7 @@ from datetime import date as Date, datetime, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.calendar.phrasing import PHRASES
 from prove_nb.servers._common import NOW, TODAY, FIRST_NAMES, LAST_NAMES, need
 from prove_nb.state import TableSpec
 
@@ -88,7 +89,7 @@ server = ToolServer(
      TableSpec("event", "event_id", "evt_", {"calendar_id": "calendar", "organizer_id": "person"}),
      TableSpec("invitation", "invitation_id", "inv_", {"event_id": "event", "person_id": "person"})],
     {"person": _person, "calendar": _calendar, "event": _event, "invitation": _invitation},
-    {"person": 24, "calendar": 48, "event": 120, "invitation": 320})
+    {"person": 24, "calendar": 48, "event": 120, "invitation": 320}, phrases=PHRASES)
 
 PersonId = Annotated[str, Entity("person")]
 PersonIds = Annotated[list[str], Entity("person")]

@@ -10,6 +10,7 @@ import math
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.vehicle.phrasing import PHRASES
 from prove_nb.servers._common import OWNERS, need
 from prove_nb.state import TableSpec
 
@@ -110,7 +111,7 @@ server = ToolServer(
      TableSpec("tire", "tire_id", "tire_", {"vehicle_id": "vehicle"}),
      TableSpec("trip", "trip_id", "trip_", {"vehicle_id": "vehicle", "from_place_id": "place", "to_place_id": "place"})],
     {"place": _place, "vehicle": _vehicle, "door": _door, "tire": _tire, "trip": _trip},
-    {"place": 40, "vehicle": 8, "door": 8 * len(DOORS), "tire": 8 * len(WHEELS), "trip": 30})
+    {"place": 40, "vehicle": 8, "door": 8 * len(DOORS), "tire": 8 * len(WHEELS), "trip": 30}, phrases=PHRASES)
 
 VehicleId = Annotated[str, Entity("vehicle")]
 PlaceId = Annotated[str, Entity("place")]

@@ -11,6 +11,7 @@ from datetime import date as Date, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.budget.phrasing import PHRASES
 from prove_nb.servers._common import TODAY, need
 from prove_nb.state import TableSpec
 
@@ -91,7 +92,8 @@ server = ToolServer(
      TableSpec("budget_alert", "alert_id", "alr_", {"budget_id": "budget"}),
      TableSpec("savings_goal", "goal_id", "goal_", {"household_id": "household"})],
     {"household": _household, "budget": _budget, "expense": _expense, "budget_alert": _alert, "savings_goal": _goal},
-    {"household": 6, "budget": 36, "expense": 90, "budget_alert": 36, "savings_goal": 14})  # an alert row per budget at most
+    {"household": 6, "budget": 36, "expense": 90, "budget_alert": 36, "savings_goal": 14},  # an alert row per budget at most
+    phrases=PHRASES)
 
 HouseholdId = Annotated[str, Entity("household")]
 BudgetId = Annotated[str, Entity("budget")]

@@ -13,6 +13,7 @@ from datetime import date, datetime, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.travel_booking.phrasing import PHRASES
 from prove_nb.servers._common import NOW_DT, need
 from prove_nb.state import TableSpec
 
@@ -140,7 +141,8 @@ server = ToolServer(
                                                      "hotel_booking_ids": "hotel_booking"})],
     {"traveler": _traveler, "loyalty_account": _loyalty, "flight": _flight, "flight_booking": _flight_booking,
      "hotel": _hotel, "hotel_booking": _hotel_booking, "itinerary": _itinerary},
-    {"traveler": 20, "loyalty_account": 12, "flight": 60, "flight_booking": 60, "hotel": 30, "hotel_booking": 20, "itinerary": 8})
+    {"traveler": 20, "loyalty_account": 12, "flight": 60, "flight_booking": 60, "hotel": 30, "hotel_booking": 20, "itinerary": 8},
+    phrases=PHRASES)
 
 TravelerId = Annotated[str, Entity("traveler")]
 FlightId = Annotated[str, Entity("flight")]

@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.retail_chain.phrasing import PHRASES
 from prove_nb.servers._common import NOW, need
 from prove_nb.state import TableSpec
 
@@ -120,7 +121,7 @@ server = ToolServer(
     {"store": _store, "supplier": _supplier, "sku": _sku, "inventory": _inventory, "transfer": _transfer,
      "restock_order": _restock, "employee": _employee, "shift": _shift},
     {"store": 12, "supplier": 6, "sku": 30, "inventory": 140, "transfer": 24, "restock_order": 24, "employee": 40, "shift": 90},
-    now=NOW)
+    now=NOW, phrases=PHRASES)
 
 StoreId = Annotated[str, Entity("store")]
 SkuId = Annotated[str, Entity("sku")]

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.video_meeting.phrasing import PHRASES
 from prove_nb.servers._common import NOW_DT, FIRST_NAMES, LAST_NAMES, need
 from prove_nb.state import TableSpec
 
@@ -87,7 +88,7 @@ server = ToolServer(
      TableSpec("participant", "participant_id", "par_", {"meeting_id": "meeting", "user_id": "user"}),
      TableSpec("recording", "recording_id", "rec_", {"meeting_id": "meeting"})],
     {"user": _user, "room": _room, "meeting": _meeting, "participant": _participant, "recording": _recording},
-    {"user": 20, "room": 12, "meeting": 48, "participant": 140, "recording": 60})
+    {"user": 20, "room": 12, "meeting": 48, "participant": 140, "recording": 60}, phrases=PHRASES)
 
 UserId = Annotated[str, Entity("user")]
 RoomId = Annotated[str, Entity("room")]

@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.social_media.phrasing import PHRASES
 from prove_nb.servers._common import NOW_DT, FIRST_NAMES, LAST_NAMES, need
 from prove_nb.state import TableSpec
 
@@ -117,7 +118,7 @@ server = ToolServer(
     {"social_user": _user, "social_block": _block, "social_follow": _follow, "social_message": _message, "social_post": _post,
      "social_comment": _comment, "social_like": _like},
     {"social_user": 20, "social_block": 4, "social_follow": 70, "social_message": 30, "social_post": 40, "social_comment": 40,
-     "social_like": 80})
+     "social_like": 80}, phrases=PHRASES)
 
 UserId = Annotated[str, Entity("social_user")]
 PostId = Annotated[str, Entity("social_post")]

@@ -7,6 +7,7 @@ payees belong to one customer; a locked card cannot be locked again.
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.banking.phrasing import PHRASES
 from prove_nb.servers._common import FIRST_NAMES, LAST_NAMES, need
 from prove_nb.state import TableSpec
 
@@ -53,7 +54,7 @@ server = ToolServer(
      TableSpec("scheduled_payment", "payment_id", "sch_", {"account_id": "account", "payee_id": "payee"})],
     {"customer": _customer, "account": _account, "payee": _payee, "transaction": _transaction, "card": _card,
      "scheduled_payment": _scheduled},
-    {"customer": 6, "account": 12, "payee": 10, "transaction": 40, "card": 8, "scheduled_payment": 5})
+    {"customer": 6, "account": 12, "payee": 10, "transaction": 40, "card": 8, "scheduled_payment": 5}, phrases=PHRASES)
 
 CustomerId = Annotated[str, Entity("customer")]
 AccountId = Annotated[str, Entity("account")]

@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.email.phrasing import PHRASES
 from prove_nb.servers._common import NOW_DT, FIRST_NAMES, LAST_NAMES, need
 from prove_nb.state import TableSpec
 
@@ -108,7 +109,7 @@ server = ToolServer(
      TableSpec("message", "message_id", "msg_", {"mailbox_id": "mailbox", "thread_id": "thread", "label_ids": "label",
                                                   "attachment_ids": "file"})],
     {"mailbox": _mailbox, "contact": _contact, "label": _label, "file": _file, "thread": _thread, "message": _message},
-    {"mailbox": 8, "contact": 48, "label": 24, "file": 32, "thread": 60, "message": 160})
+    {"mailbox": 8, "contact": 48, "label": 24, "file": 32, "thread": 60, "message": 160}, phrases=PHRASES)
 
 MailboxId = Annotated[str, Entity("mailbox")]
 MessageId = Annotated[str, Entity("message")]

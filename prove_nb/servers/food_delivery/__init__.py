@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.food_delivery.phrasing import PHRASES
 from prove_nb.servers._common import NOW, need
 from prove_nb.state import TableSpec
 from prove_nb.servers.maps import CITIES, haversine_km, street_point
@@ -158,7 +159,8 @@ server = ToolServer(
      TableSpec("food_order", "order_id", "fdo_", {"diner_id": "diner", "restaurant_id": "restaurant", "address_id": "delivery_address"})],
     {"restaurant": _restaurant, "menu_item": _menu_item, "diner": _diner, "delivery_address": _address, "food_cart": _cart,
      "promo_code": _promo, "food_order": _order},
-    {"restaurant": 24, "menu_item": 240, "diner": 24, "delivery_address": 48, "food_cart": 6, "promo_code": 8, "food_order": 60})
+    {"restaurant": 24, "menu_item": 240, "diner": 24, "delivery_address": 48, "food_cart": 6, "promo_code": 8, "food_order": 60},
+    phrases=PHRASES)
 
 RestaurantId = Annotated[str, Entity("restaurant")]
 MenuItemId = Annotated[str, Entity("menu_item")]

@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import Annotated, Literal
 
 from prove_nb.server import Entity, ToolError, ToolServer
+from prove_nb.servers.trading.phrasing import PHRASES
 from prove_nb.servers._common import TODAY, need
 from prove_nb.state import TableSpec
 
@@ -120,7 +121,7 @@ server = ToolServer(
      TableSpec("watchlist", "watchlist_id", "wl_", {"investor_id": "investor", "symbols": "security"})],
     {"investor": _investor, "portfolio": _portfolio, "security": _security, "lot": _lot, "trade_order": _order,
      "watchlist": _watchlist},
-    {"investor": 8, "portfolio": 14, "security": len(SYMBOLS), "lot": 60, "trade_order": 36, "watchlist": 9})
+    {"investor": 8, "portfolio": 14, "security": len(SYMBOLS), "lot": 60, "trade_order": 36, "watchlist": 9}, phrases=PHRASES)
 
 InvestorId = Annotated[str, Entity("investor")]
 PortfolioId = Annotated[str, Entity("portfolio")]

@@ -1,1 +1,0 @@
-"User-voice request templates, one module per server: `PHRASES = {tool: (template, ...)}`, read by `prove_nb.synth.realize.phrasings`."
