@@ -263,7 +263,7 @@ def grpo_config(st: GRPOSettings, out_dir, n_rewards: int):
 def train_grpo(tasks: list[Task], out_dir: str, settings: GRPOSettings = GRPOSettings(), policy_for=None) -> Path:
     "Train with GRPO on live rollouts of `tasks` as `settings` say (`policy_for(trainer)`: another sampling policy); returns the checkpoint folder."
     import torch
-    from .grpo_step import GroupedGRPOTrainer
+    from prove_nb.grpo_step import GroupedGRPOTrainer
     st, names = settings, reward_names(settings.reward)
     if st.group < 2: raise ValueError(f"group={st.group}: GRPO needs at least 2 rollouts of a task")
     ensure_logprob_kernel()
