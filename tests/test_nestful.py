@@ -116,3 +116,11 @@ def test_wrong_policies_score_in_between(tmp_path):
         return m
     r = nf.run_nestful(ScriptedPolicy(unknown_tool, "unknown"), limit=5, out_dir=tmp_path / "unknown")
     assert r["win_rate"] == r["f1_function"] == 0 and r["calls_per_sample"] > 0
+
+def test_readme_command_runs(tmp_path):
+    "The README's `prove eval nestful --model gold --out DIR`, at a small size: one line of JSON with gold's full marks, and a report."
+    import json, subprocess, sys
+    r = subprocess.run([sys.executable, "-c", "from prove_nb.cli import main; main()", "eval", "nestful", "--model", "gold", "--limit", "3",
+                        "--out", str(tmp_path / "nestful")], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert json.loads(r.stdout.strip().splitlines()[-1])["accuracy"] == 1.0 and (tmp_path / "nestful" / "report.json").exists()
