@@ -200,7 +200,7 @@ class ScoredReply(Reply):
 class LogProbPolicy(HFPolicy):
     "An `HFPolicy` whose replies carry `confidence`: the geometric-mean probability of their generated tokens."
     def act(self, convs, tools, tasks):
-        return [ScoredReply(self.reply(g.ids), len(g.ids), math.exp(sum(g.logprobs) / len(g.logprobs)) if g.logprobs else 0.0)
+        return [ScoredReply(self.reply(g.ids), len(g.ids), g.ids, g.logprobs, confidence=math.exp(sum(g.logprobs) / len(g.logprobs)) if g.logprobs else 0.0)
                 for g in self.generate(convs, tools)]
 
 def base_policy(model, samples: int = 1, max_new_tokens: int = 128):
