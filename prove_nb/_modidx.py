@@ -551,7 +551,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                   'prove_nb.rollout.prepare_tokenizer': ('rollout.html#prepare_tokenizer', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.release_memory': ('rollout.html#release_memory', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.render': ('rollout.html#render', 'prove_nb/rollout.py'),
-                                  'prove_nb.rollout.render_prompt': ('rollout.html#render_prompt', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.reserve': ('rollout.html#reserve', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.rollout': ('rollout.html#rollout', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.rollout_batch': ('rollout.html#rollout_batch', 'prove_nb/rollout.py'),

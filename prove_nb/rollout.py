@@ -17,9 +17,9 @@ from .task import Task
 __all__ = ['SAMPLED', 'SMOLLM2', 'Limits', 'clip_result', 'CallRecord', 'Trajectory', 'Reply', 'Policy', 'ScriptedPolicy',
            'gold_reply', 'gold_policy', 'noop_policy', 'execute', 'rollout_batch', 'rollout', 'cache_dir',
            'smollm2_path', 'prepare_tokenizer', 'load_model', 'release_memory', 'native_bfloat16', 'fast_dtype',
-           'torch_dtype', 'compute_facts', 'chat_view', 'render_prompt', 'render', 'reserve', 'decode_attention',
-           'use_decode_attention', 'Generation', 'common_prefix', 'CachedLM', 'HFPolicy', 'EpisodeTokens',
-           'episode_token_record', 'OpenAIPolicy']
+           'torch_dtype', 'compute_facts', 'chat_view', 'render', 'reserve', 'decode_attention', 'use_decode_attention',
+           'Generation', 'common_prefix', 'CachedLM', 'HFPolicy', 'EpisodeTokens', 'episode_token_record',
+           'OpenAIPolicy']
 
 # %% ../nbs/08_rollout.ipynb #8606d24e
 SAMPLED = "sampled"  # the key of an assistant message's sampled token ids and their log-probs
@@ -254,10 +254,6 @@ def chat_view(messages: list) -> list:
             m = {**m, "tool_calls": calls}
         out.append(m)
     return out
-
-def render_prompt(tok, messages: list, tools: list) -> str:
-    "The model's text prompt for the next assistant message."
-    return render(tok, messages, tools, True)
 
 def render(tok, messages: list, tools: list, generation: bool = False) -> str:
     "The chat template's text of `messages`, with the next assistant header when `generation`."

@@ -9,7 +9,7 @@ from contextlib import AsyncExitStack, contextmanager
 from pathlib import Path
 from typing import Callable
 
-from .rollout import Limits, Reply, prepare_tokenizer, render_prompt, rollout_batch
+from .rollout import Limits, Reply, prepare_tokenizer, render, rollout_batch
 from .grpo import LORA_TARGETS, JsonlLogger, episode_reward, grpo_dataset, make_rollout_func, plot_metrics
 from .server import ToolResult, unknown_tool_error
 from .transport import MCPToolClient, new_session_id
@@ -179,7 +179,7 @@ class CompletionsPolicy:
 
     def act(self, convs, tools, tasks):
         import httpx
-        texts = [render_prompt(self.tok, m, t) for m, t in zip(convs, tools)]
+        texts = [render(self.tok, m, t, True) for m, t in zip(convs, tools)]
         body = {"model": self.model, "prompt": texts, "max_tokens": self.max_new_tokens, "temperature": self.temperature,
                 "stop": [self.tok.eos_token], "skip_special_tokens": True}
         r = httpx.post(self.url, json=body, timeout=self.timeout)
@@ -223,7 +223,7 @@ class UnslothPolicy:
 
     def act(self, convs, tools, tasks):
         from vllm import SamplingParams
-        texts = [render_prompt(self.tok, m, t) for m, t in zip(convs, tools)]
+        texts = [render(self.tok, m, t, True) for m, t in zip(convs, tools)]
         params = SamplingParams(temperature=self.temperature, max_tokens=self.max_new_tokens, stop=[self.tok.eos_token])
         outs = self.model.fast_generate(texts, sampling_params=params, use_tqdm=False,
                                         lora_request=self.model.load_lora(self.lora_name, load_tensors=True))
