@@ -130,7 +130,8 @@ def run_case(backend: str, size: str, folder: Path, urls: dict) -> dict:
         peft_config, modes = LoraConfig(task_type="CAUSAL_LM", **LORA), (lambda m: m.eval(), lambda m: m.train())
     from trl import GRPOConfig, GRPOTrainer
     from prove_nb.grpo import episode_reward, grpo_dataset
-    from prove_nb.rollout import HFPolicy, Limits, prepare_tokenizer
+    from prove_nb.rollout import Limits
+    from prove_nb.lm import HFPolicy, prepare_tokenizer
     from prove_nb.scale import MCPPool, policy_rollout_func
     from prove_nb.sft import ensure_logprob_kernel
     ensure_logprob_kernel()  # TRL's Triton kernel where Triton works, a PyTorch one elsewhere
@@ -202,7 +203,7 @@ def check(sizes: list, backends: list, budget: float, cpu: bool = False) -> dict
 def save_tokenizer():
     "Write SmolLM2's prepared ChatML tokenizer to bench/tokenizer, with tokenizer.json stored compactly."
     from transformers import AutoTokenizer
-    from prove_nb.rollout import prepare_tokenizer, smollm2_path
+    from prove_nb.lm import prepare_tokenizer, smollm2_path
     prepare_tokenizer(AutoTokenizer.from_pretrained(smollm2_path())).save_pretrained(TOKENIZER)
     f = TOKENIZER / "tokenizer.json"
     f.write_text(json.dumps(json.loads(f.read_text()), ensure_ascii=False, separators=(",", ":")))

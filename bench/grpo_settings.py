@@ -63,7 +63,7 @@ def main():
     import torch
     from prove_nb.grpo import RECIPE_GRPO, grpo_dataset, lora_config, make_rollout_func, recipe_tasks, reward_names
     from prove_nb.grpo_step import Episode
-    from prove_nb.rollout import HFPolicy, compute_facts, load_model, native_bfloat16
+    from prove_nb.lm import HFPolicy, compute_facts, load_model, native_bfloat16
     t0, load = time.time(), os.getloadavg()[0]
     torch.manual_seed(0); rng = random.Random(0)
     tasks = recipe_tasks(1200, 160, seed=0)["grpo"][100:100 + a.tasks]  # past the throughput bench's tasks

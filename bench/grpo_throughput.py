@@ -106,7 +106,7 @@ def main():
     a = ap.parse_args()
     if a.table: return print(table(json.loads(Path(a.out).read_text())))
     from prove_nb.grpo import recipe_tasks
-    from prove_nb.rollout import compute_facts
+    from prove_nb.lm import compute_facts
     from prove_nb.task import save_tasks
     work = Path(tempfile.mkdtemp(prefix="grpo_throughput_"))
     views = recipe_tasks(a.n_tasks, 160, seed=0)

@@ -1,53 +1,37 @@
-"""Learning you can see on a CPU: base vs SFT vs SFT+GRPO with SmolLM2-135M-Instruct on held-out tasks, live servers.
+"""Learning beyond noise on a CPU: SFT -> SFT+GRPO on held-out tasks against a shuffled-advantage floor, RFT and more SFT.
 
-The recipe (the levers weighed in bench/RESULTS.md):
-- Tasks (`prove_nb.grpo.recipe_tasks`): one user turn, one or two chained calls, 3 tools of one server, no distractors, so a prompt
-  is about 0.5-0.8k tokens and a 135M model sits at the edge of its ability instead of far below it.
-- SFT on gold conversations until the model calls tools and stops (SFT_TASKS conversations, a few epochs).
-- Pre-screening: the SFT model plays PRESCREEN candidate GRPO tasks PRESCREEN_K times each at temperature 1, and
-  GRPO trains only on those whose pass rate lies strictly between 0 and 1 (`prove_nb.grpo.pass_rates`, `at_the_edge`).
-  With SCREEN "state_changing" the candidates are only tasks whose gold final state differs from the seed state, so
-  that the outcome cannot be met by answering without the calls (the sixth run's GRPO learned exactly that shortcut;
-  the seventh run screened this way and gained nothing, so the default stays "all", the sixth run's recipe).
-  With SCREEN "stratified" the candidates take one task of each kind in turn (gold call count, changes the state or
-  not), so that two-call read-then-write tasks are screened as often as single reads.
-  With --prescreen-from an earlier run's stage_prescreen.json of the same SFT checkpoint, the candidates it rated keep
-  their rates and only the new ones play (the seventeenth run widened the fourteenth's 24 candidates to 96).
-- GRPO from the SFT checkpoint with groups of GROUP rollouts of one task a step, reward PROVE + outcome (PROVE's
-  process reward plus 1 for gold final state and every answer fact). With --prescreen 0, dynamic sampling judged on the
-  outcome instead: a group whose rollouts all succeed or all fail is replaced by a fresh task's group (up to RESAMPLE
-  rounds) during training. `--reward outcome` trains on the outcome alone (the tenth run), PROVE and recall only logged.
-  With --unfinished K an episode that hits the step limit before replying keeps only the share K of its trained rewards
-  (the fifteenth run used 0, the sixteenth 0.5: the fourteenth run's sampled policy had learned to call until it was cut off).
-  With --guide a group whose rollouts all have the same outcome gets the gold episode in its last place when that gives it
-  a spread (off-policy guidance): the seventeenth run's edge held 3 read-then-write tasks of 19, so their groups rarely taught.
-  With --prescreen 0 --grpo-tasks N, GRPO trains on the first N tasks of its pool, of every kind and pass rate (the eighteenth run, guided).
-  With --grpo-kind K as well, only tasks of that kind (the nineteenth run: read-then-write tasks, each guided three times).
-- With --sft-tasks N --sft-steps S, SFT takes the first N conversations of the shuffled training split instead of 288 (the
-  twentieth run: 576 in 144 steps, twice the data, still one pass) and GRPO's pool starts after them.
-- GRPO runs on the recipe's settings (`RECIPE_GRPO`: 4 tasks a step in groups of 4, no KL term, the grouped step of
-  09b_grpo_step); the runs recorded in bench/RESULTS.md before that change used one task a step and beta 0.04.
-- A second GRPO arm from the same checkpoint and seeds with recall + outcome instead (PROVE's thesis: recall pays for
-  verbosity, PROVE's budget term stops it); it is logged, not evaluated.
+SmolLM2-135M-Instruct, the recipe of `prove_nb.grpo` (short one-turn tasks of 3 tools, live servers), every arm from one
+SFT checkpoint and evaluated on the same held-out tasks:
 
-Held-out views (world seeds 0-5 train, 6-7 never trained on):
-  seen_combinations    train-split tool combinations that occur in training, played on the unseen world seeds 6-7
-  unseen_combinations  test-split tasks: tool combinations held out of training altogether
-Every model plays the same tasks greedily in `fast_dtype()` (bfloat16 where it is native; 3 assistant steps, 128 new
-tokens a step, 1,500 characters of a tool result read), every call executed live; success is `prove_nb.evaluate.grade`'s:
-gold final state AND every answer fact in the final reply. For SFT -> SFT+GRPO the paired per-task differences get 95% bootstrap intervals.
+  sft              SFT on SFT_TASKS gold conversations (trained once, fingerprinted, reused by every arm)
+  grpo_seedS       GRPO (`RECIPE_GRPO`: 4 tasks a step in groups of 4, PROVE + outcome, a cut-off episode earns 0) over the
+                   GRPO pool, each task drawn about once; groups whose rollouts all score alike are dropped and replaced by
+                   fresh tasks (no pre-screening); GRPO_STEPS steps or GRPO_MINUTES of wall-clock, whichever comes first
+  shuffled_seedS   the same GRPO with each group's advantages permuted among its rollouts: the noise floor
+  rft              rejection-sampling fine-tuning: K samples of each of RFT_TASKS pool tasks at temperature 1, the successful
+                   episode with the fewest calls per task kept, one SFT pass over them
+  more_sft         SFT continued on fresh gold conversations for as long as the first GRPO arm trained
+  outcome_seedS    GRPO on the outcome alone (the reward comparison), PROVE logged
 
-    python bench/learn_cpu.py --quick     # a few minutes: the same pipeline at toy sizes
-    python bench/learn_cpu.py             # the benchmark: at most 90 minutes on 2 cores
-    python bench/learn_cpu.py --resume    # continue a stopped run from its recorded stages
-    python bench/learn_cpu.py --sft-from CK --sft-skip 128   # SFT continues from a checkpoint that saw the first 128
-    python bench/learn_cpu.py --resume --grpo-seed 1 --recall-steps 0   # a replicate: new pre-screening and GRPO from the recorded SFT
-Writes runs/learn_cpu-{quick,full}/ and, for the full size, bench/results/learn_cpu.json (learn_cpu_grpo_seedN.json for a replicate,
-a _REWARD suffix for another --reward, _unfinishedK with --unfinished K).
+Views (world seeds 0-5 train, 6-7 never trained on): `seen_combinations` (train-split tool combinations, unseen worlds)
+and `unseen_combinations` (tool combinations held out of training); greedy, every call live; `sampled` is pass@1 at
+temperature 1 over SAMPLES samples on the first SAMPLED_TASKS seen-view tasks. Success is `prove_nb.evaluate.grade`'s.
+
+Every stage is recorded in the run folder (stage_*.json, eval_*.json: per-task records) and a rerun reuses them; an
+arm's records carry the SFT checkpoint's fingerprint, and the results pair only records of the same checkpoint.
+`--records FILE` seeds a run folder from a committed bundle of records (bench/results/learn_cpu/<date>_<name>.json), so that a run
+continues in another session: its SFT is retrained from the same data and seed, and the records are used only when the
+fingerprint matches.
+
+    python bench/learn_cpu.py --quick                       # minutes: every arm at toy size
+    python bench/learn_cpu.py --arms grpo_seed0 --views seen_combinations     # one arm, one view (stages add up)
+    python bench/learn_cpu.py --arms grpo_seed0,grpo_seed1,grpo_seed2,shuffled_seed0,shuffled_seed1,rft,more_sft   # the benchmark
+Writes runs/learn_cpu-{quick,full}/ and, at full size, bench/results/learn_cpu.json, learn_cpu_forest.png, learn_cpu_curves.png
+and the bundle of the run's records, bench/results/learn_cpu/<date>_<name>.json.
 """
-import argparse, itertools, json, os, sys, time
-from dataclasses import replace
+import argparse, hashlib, json, os, re, shutil, sys, time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,47 +39,48 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
 from prove_nb.evaluate import run_trials
-from prove_nb.grpo import (RECIPE_GRPO, RECIPE_LIMITS, RECIPE_MAX_NEW, at_the_edge, changes_state, paired_gain, pass_rates,
-                           plot_learning, recipe_tasks, task_kind)
-from prove_nb.rollout import HFPolicy, compute_facts, load_model
+from prove_nb.grpo import (RECIPE_GRPO, RECIPE_LIMITS, RECIPE_MAX_NEW, changes_state, paired_gain, plot_learning, recipe_tasks,
+                           rft_conversations, task_kind, forest_plot)
+from prove_nb.lm import HFPolicy, compute_facts, load_model
 
 SIZES = {
-    "quick": dict(pool=400, seen=12, unseen=8, sft_tasks=24, sft_steps=6, sft_batch=4, prescreen=0, prescreen_k=2, screen="all", grpo_steps=3, group=4,
-                  resample=1, recall_steps=2),  # 6 SFT steps leave hardly any task at the edge: resampling instead
-    "full": dict(pool=3000, seen=150, unseen=100, sft_tasks=288, sft_steps=72, sft_batch=4, prescreen=24, prescreen_k=4, screen="all", grpo_steps=16, group=8,
-                 resample=0, recall_steps=8),
+    "quick": dict(pool=400, seen=6, unseen=4, sampled_tasks=3, samples=2, sft_tasks=16, sft_steps=4, grpo_tasks=16, grpo_steps=2, grpo_minutes=10,
+                  group=2, tasks_per_step=2, rft_tasks=4, rft_k=2),
+    "full": dict(pool=3000, seen=150, unseen=100, sampled_tasks=50, samples=4, sft_tasks=288, sft_steps=72, grpo_tasks=400, grpo_steps=40, grpo_minutes=60,
+                 group=4, tasks_per_step=4, rft_tasks=150, rft_k=4),
 }
-LIMITS = RECIPE_LIMITS
-VIEWS = ("seen_combinations", "unseen_combinations")
-MAX_NEW, EVAL_BATCH = RECIPE_MAX_NEW, 10  # 128: at 64, 13% of the gold tool calls were cut off (the stopped run's writes failed)
+LIMITS, MAX_NEW, EVAL_BATCH = RECIPE_LIMITS, RECIPE_MAX_NEW, 10
+VIEWS = ("seen_combinations", "unseen_combinations", "sampled")
+ARM = re.compile(r"^(sft|rft|more_sft|(grpo|shuffled|outcome)_seed(\d+))$")
 
-def make_views(cfg: dict, seed: int) -> dict:
-    "The recipe's SFT and GRPO tasks and its two held-out views, cut to this size."
-    views = recipe_tasks(cfg["pool"], cfg["sft_tasks"], seed)
-    return {**views, "seen_combinations": views["seen_combinations"][:cfg["seen"]], "unseen_combinations": views["unseen_combinations"][:cfg["unseen"]]}
-
-# ------------------------------------------------------------------------------------------------------- evaluate
 def mean(xs) -> float:
     xs = list(xs)
     return sum(xs) / len(xs) if xs else 0.0
 
+def make_views(cfg: dict, seed: int) -> dict:
+    "The recipe's SFT and GRPO tasks and its held-out views, cut to this size (`sampled`: the first seen-view tasks)."
+    v = recipe_tasks(cfg["pool"], cfg["sft_tasks"], seed)
+    seen = v["seen_combinations"][:cfg["seen"]]
+    return {"sft": v["sft"], "grpo": v["grpo"][:cfg["grpo_tasks"]], "fresh_sft": v["grpo"][cfg["grpo_tasks"]:], "seen_combinations": seen,
+            "unseen_combinations": v["unseen_combinations"][:cfg["unseen"]], "sampled": seen[:cfg["sampled_tasks"]]}
 
-def round_robin(tasks: list, key) -> list:
-    "`tasks` reordered to take one from each `key` group in turn (groups in order of first appearance, each in pool order)."
-    groups = {}
-    for t in tasks: groups.setdefault(key(t), []).append(t)
-    return [t for row in itertools.zip_longest(*groups.values()) for t in row if t is not None]
+def fingerprint(checkpoint) -> str:
+    "The first 12 hex digits of the sha256 of a checkpoint's weights."
+    h = hashlib.sha256()
+    for f in sorted(Path(checkpoint).glob("*.safetensors")): h.update(f.read_bytes())
+    return h.hexdigest()[:12]
 
-def screen_candidates(grpo: list, cfg: dict, block: int = 0) -> list:
-    "The `block`-th PRESCREEN GRPO tasks to pre-screen: of all, of those that change the state, or (SCREEN 'stratified') one of each `task_kind` in turn."
-    pool = {"all": grpo, "state_changing": [t for t in grpo if changes_state(t)], "stratified": round_robin(grpo, task_kind)}[cfg["screen"]]
-    n = cfg["prescreen"]
-    return pool[block * n:(block + 1) * n]
+def stage(out: Path, name: str, run, resume: bool) -> dict:
+    "Run a stage and keep its record in out/stage_NAME.json; with `resume`, a recorded stage is read back instead."
+    f = out / f"stage_{name}.json"
+    if resume and f.exists(): return json.loads(f.read_text())
+    t = time.perf_counter()
+    rec = run()
+    rec["stage_s"] = round(time.perf_counter() - t, 1)
+    f.write_text(json.dumps(rec, indent=1))
+    return rec
 
-def first_of_kind(tasks: list, kind: str | None, n: int | None) -> list:
-    "The first `n` of `tasks` whose `task_kind` is `kind` (any kind when None; all of them when `n` is None), in order."
-    return [t for t in tasks if kind in (None, task_kind(t))][:n]
-
+# ------------------------------------------------------------------------------------------------------- evaluate
 def view_metrics(per: dict) -> dict:
     "Summary of one model's per-task records on one view."
     return {"n": len(per), "success": mean(p["success"] for p in per.values()), "success_state_only": mean(p["state"] for p in per.values()),
@@ -103,18 +88,22 @@ def view_metrics(per: dict) -> dict:
             "prove": mean(p["prove"] for p in per.values()), "calls_per_task": mean(p["calls"] for p in per.values()),
             "stops": dict(Counter(p["stop"] for p in per.values()))}
 
-def evaluate(name: str, model_path: str, tasks: list, view: str, out: Path) -> dict:
-    "One view's tasks played greedily by the model at `model_path`: per-task records (kept in `out`) and summary metrics."
+def evaluate(name: str, model_path: str, tasks: list, view: str, out: Path, samples: int = 1) -> dict:
+    "A view's tasks played by the model at `model_path` (greedy, or `samples` times at temperature 1): per-task means kept in `out`, and the summary."
     model, tok = load_model(model_path, dtype="auto")
     model.eval()
     tasks = sorted(tasks, key=lambda t: len(json.dumps(t.tools)) + len(t.turns[0].user))  # less padding
     t0 = time.perf_counter()
-    rows = run_trials(tasks, HFPolicy(model, tok, MAX_NEW, 0.0, name=name), 1, LIMITS, rewards=("prove",), batch_size=EVAL_BATCH)
+    policy = HFPolicy(model, tok, MAX_NEW, 1.0 if samples > 1 else 0.0, name=name)
+    rows = run_trials(tasks, policy, samples, LIMITS, rewards=("prove",), batch_size=EVAL_BATCH)
     wall = time.perf_counter() - t0
-    per = {r["task"]: {"success": int(r["success"]), "state": int(r["state"]), "prove": r["rewards"]["prove"], "calls": r["calls"],
-                       "tokens": r["tokens"], "stop": r["stop"], "write": changes_state(t)} for r, t in zip(rows, tasks, strict=True)}
+    per = {t.id: {"success": 0.0, "state": 0.0, "prove": 0.0, "calls": 0.0, "tokens": 0, "stop": None, "write": changes_state(t)} for t in tasks}
+    for r in rows:
+        p = per[r["task"]]
+        for k, v in (("success", int(r["success"])), ("state", int(r["state"])), ("prove", r["rewards"]["prove"]), ("calls", r["calls"])): p[k] += v / samples
+        p["tokens"] += r["tokens"]; p["stop"] = r["stop"]
     (out / f"eval_{name}_{view}.json").write_text(json.dumps(per))
-    res = view_metrics(per) | {"eval_s": round(wall, 1), "gen_tok_s": round(sum(p["tokens"] for p in per.values()) / wall, 1)}
+    res = view_metrics(per) | {"eval_s": round(wall, 1), "gen_tok_s": round(sum(p["tokens"] for p in per.values()) / wall, 1), "samples": samples}
     print(f"  {name} {view}: " + json.dumps({k: v for k, v in res.items() if k != "stops"}), flush=True)
     return res
 
@@ -128,141 +117,190 @@ def paired(a: dict, b: dict, key: str) -> dict:
     ids = sorted(a)
     return paired_gain([a[i][key] for i in ids], [b[i][key] for i in ids])
 
-# ------------------------------------------------------------------------------------------------------- training
-def prescreen(checkpoint: str, tasks: list, k: int, seed: int, known: dict | None = None) -> dict:
-    "Pass rates of the SFT model over `k` samples at temperature 1 on candidate GRPO tasks (those in `known` not replayed), and how many lie strictly between 0 and 1."
-    model, tok = load_model(checkpoint, dtype="auto")
-    model.eval()
-    known = {t.id: known[t.id] for t in tasks if t.id in (known or {})}
-    rates = known | pass_rates([t for t in tasks if t.id not in known], HFPolicy(model, tok, MAX_NEW, 1.0, name="sft"), k, LIMITS, batch_size=EVAL_BATCH, seed=seed)
-    rates = {t.id: rates[t.id] for t in tasks}
-    hist = dict(sorted(Counter(f"{r:.2f}" for r in rates.values()).items()))
-    print(f"  prescreen: {len(tasks)} tasks x {k}: pass rates {hist}", flush=True)
-    return {"tasks": len(tasks), "k": k, "rates": rates, "edge": sum(0 < r < 1 for r in rates.values()), "histogram": hist, "reused": len(known)}
+def seeds_mean(records: list) -> dict:
+    "Per-task records averaged over several seeds' records of the same tasks."
+    return {i: {k: mean(r[i][k] for r in records) for k in ("success", "state", "prove", "calls")} for i in records[0]}
 
-def known_rates(path: str | None, k: int, checkpoint: str) -> dict:
-    "The pass rates an earlier pre-screening of the same SFT checkpoint at the same `k` recorded in `path` (its stage_prescreen.json)."
-    if not path: return {}
-    rec = json.loads(Path(path).read_text())
-    if rec["k"] != k: raise SystemExit(f"--prescreen-from {path}: screened with k={rec['k']}, this run uses k={k}")
-    if rec.get("checkpoint", checkpoint) != checkpoint: raise SystemExit(f"--prescreen-from {path}: screened {rec['checkpoint']}, this run's SFT is {checkpoint}")
-    return rec["rates"]
+# ------------------------------------------------------------------------------------------------------- arms
+def train_arm(arm: str, views: dict, cfg: dict, sft: dict, out: Path, resume: bool, minutes: float) -> dict:
+    "Train one arm from the SFT checkpoint: its checkpoint, what it trained on, and the SFT fingerprint it started from."
+    from prove_nb.grpo import train_grpo
+    from prove_nb.sft import train_sft
+    m, base = ARM.match(arm), {"sft": sft["fingerprint"]}
+    if m.group(2):
+        kind, seed = m.group(2), int(m.group(3))
+        st = replace(RECIPE_GRPO, model=sft["checkpoint"], steps=cfg["grpo_steps"], max_minutes=minutes, group=cfg["group"],
+                     tasks_per_step=cfg["tasks_per_step"], seed=seed, shuffle_advantages=kind == "shuffled",
+                     reward="outcome" if kind == "outcome" else RECIPE_GRPO.reward, monitor=("prove",) if kind == "outcome" else ())
+        ck = train_grpo(views["grpo"], str(out / arm), st).resolve()
+        rows = [json.loads(l) for l in (out / arm / "metrics.jsonl").read_text().splitlines() if l.strip()]
+        steps = [r for r in rows if "reward" in r]
+        played = sum(cfg["tasks_per_step"] + r.get("groups/resampled", 0) - r.get("groups/repeats", 0) for r in steps)
+        return base | {"checkpoint": str(ck), "steps": len(steps), "distinct_tasks": int(played), "settings": {"reward": st.reward, "shuffled": st.shuffle_advantages,
+                       "lr": st.lr, "group": st.group, "tasks_per_step": st.tasks_per_step, "unfinished": st.unfinished, "resample": st.resample}}
+    if arm == "rft":
+        model, tok = load_model(sft["checkpoint"], dtype="auto")
+        tasks = views["grpo"][:cfg["rft_tasks"]]
+        convs = rft_conversations(tasks, HFPolicy(model.eval(), tok, MAX_NEW, 1.0, name="sft"), cfg["rft_k"], LIMITS)
+        kept = [t for t in tasks if t.id in convs]
+        del model
+        ck = train_sft(kept, str(out / arm), model=sft["checkpoint"], steps=max(1, len(kept) // 4), lr=1e-4, batch_size=4, max_length=1536,
+                       conversations=[convs[t.id] for t in kept])
+        return base | {"checkpoint": str(ck.resolve()), "tasks": len(tasks), "samples": cfg["rft_k"], "kept": len(kept)}
+    if arm == "more_sft":  # as long as the first GRPO arm trained (else the budget), at the SFT stage's pace
+        grpo = out / "stage_grpo_seed0.json"
+        budget = json.loads(grpo.read_text())["stage_s"] if grpo.exists() else minutes * 60
+        steps = max(1, round(budget / (sft["stage_s"] / cfg["sft_steps"])))
+        ck = train_sft(views["fresh_sft"][:4 * steps], str(out / arm), model=sft["checkpoint"], steps=steps, lr=1e-4, batch_size=4, max_length=1536,
+                       seed=0, max_result_chars=LIMITS.max_result_chars)
+        return base | {"checkpoint": str(ck.resolve()), "steps": steps, "conversations": 4 * steps}
+    raise SystemExit(f"unknown arm {arm!r}")
 
-def grpo_curve(metrics: Path) -> dict:
-    "Per-step reward, calls per episode, PROVE efficiency, zero-variance share, calls gap and push, and the mean step time."
-    rows = [r for l in metrics.read_text().splitlines() if l.strip() and "reward" in (r := json.loads(l))]
-    pick = lambda k: [round(r[k], 4) for r in rows if k in r]
-    return {"reward": pick("reward"), "calls_per_episode": pick("calls_per_episode"), "prove_efficiency": pick("prove/efficiency"),
-            "outcome": pick("outcome/state"), "zero_variance": pick("groups/zero_variance"),
-            "zero_variance_after": pick("groups/zero_variance_after"), "calls_gap": pick("groups/calls_gap"),
-            "calls_push": pick("groups/calls_push"), "step_s": round(mean(pick("step_time")), 1)}
+# ------------------------------------------------------------------------------------------------------- results
+def gains(per: dict, arm: str, view: str) -> dict:
+    "SFT -> arm paired gains on a view (success, PROVE, calls, state only)."
+    a, b = per["sft", view], per[arm, view]
+    return {k: paired(a, b, key) for k, key in (("success", "success"), ("prove", "prove"), ("calls_per_task", "calls"), ("success_state_only", "state"))}
 
-def stage(out: Path, name: str, run, resume: bool) -> dict:
-    "Run a stage and keep its record in out/stage_NAME.json; with `resume`, a recorded stage is read back instead."
-    f = out / f"stage_{name}.json"
-    if resume and f.exists(): return json.loads(f.read_text())
-    t = time.perf_counter()
-    rec = run()
-    rec["stage_s"] = round(time.perf_counter() - t, 1)
-    f.write_text(json.dumps(rec, indent=1))
-    return rec
+def results(out: Path, cfg: dict, views: dict, sft: dict, machine: dict, seconds: dict) -> dict:
+    "The benchmark's record from every arm and view evaluated so far on this SFT checkpoint: the mean over GRPO seeds, each seed, the controls."
+    arms = {p.stem.removeprefix("stage_"): json.loads(p.read_text()) for p in sorted(out.glob("stage_*.json")) if ARM.match(p.stem.removeprefix("stage_"))}
+    arms = {a: r for a, r in arms.items() if a == "sft" or r.get("sft") == sft["fingerprint"]}
+    per = {(a, v): json.loads(f.read_text()) for a in arms for v in VIEWS if (f := out / f"eval_{a}_{v}.json").exists()}
+    summary = {(a, v): json.loads((out / f"stage_eval_{a}_{v}.json").read_text()) for a, v in per}
+    seeds = sorted(a for a in arms if a.startswith("grpo_seed"))
+    res = {"bench": "learn_cpu", "config": cfg, "machine": machine, "sft": {k: sft[k] for k in ("checkpoint", "fingerprint", "stage_s")},
+           "sizes": {k: len(v) for k, v in views.items()}, "seconds": seconds, "arms": {a: {k: v for k, v in r.items() if k != "checkpoint"} for a, r in arms.items()}}
+    for v in VIEWS:
+        done = [a for a in seeds if (a, v) in per]
+        if ("sft", v) not in per: continue
+        res[v] = {"sft": summary["sft", v]}
+        if done:
+            per["sft+grpo", v] = seeds_mean([per[a, v] for a in done])
+            res[v] |= {"sft+grpo": view_metrics({i: r | {"write": per["sft", v][i]["write"], "stop": None} for i, r in per["sft+grpo", v].items()}),
+                       "seeds_in_mean": done, "paired": gains(per, "sft+grpo", v)}
+            res[v]["solved_by_kind"] = solved_by_kind({"sft": per["sft", v], "sft+grpo": per["sft+grpo", v]}, views[v])
+        for a in arms:
+            if a != "sft" and (a, v) in per: res[v][a] = summary[a, v] | {"paired": gains(per, a, v)}
+    g = lambda a, v, k="success": res.get(v, {}).get(a, {}).get("paired", {}).get(k, {})
+    res["seeds"] = [{"seed": int(a.removeprefix("grpo_seed")), "seen_gain": g(a, "seen_combinations").get("gain"), "seen_ci95": g(a, "seen_combinations").get("ci95"),
+                     "unseen_gain": g(a, "unseen_combinations").get("gain"), "sampled_gain": g(a, "sampled").get("gain"),
+                     "calls_gain": g(a, "seen_combinations", "calls_per_task").get("gain")} for a in seeds]
+    res["controls"] = {"shuffled": [{"seed": int(a.removeprefix("shuffled_seed")), "seen_gain": g(a, "seen_combinations").get("gain"),
+                                     "seen_ci95": g(a, "seen_combinations").get("ci95")} for a in sorted(arms) if a.startswith("shuffled_seed")],
+                       **{c: {"seen_gain": g(c, "seen_combinations").get("gain"), "ci95": g(c, "seen_combinations").get("ci95")} for c in ("rft", "more_sft") if c in arms},
+                       "outcome_only": [{"seed": int(a.removeprefix("outcome_seed")), "seen_gain": g(a, "seen_combinations").get("gain")} for a in sorted(arms) if a.startswith("outcome_seed")]}
+    wanted = ["sft"] + [f"grpo_seed{s}" for s in range(3)] + ["shuffled_seed0", "shuffled_seed1", "rft", "more_sft"]
+    res["pending"] = [f"{a} {v}" for a in wanted for v in VIEWS if (a, v) not in per]
+    band = max([c["seen_gain"] for c in res["controls"]["shuffled"] if c["seen_gain"] is not None], default=None)
+    seen = [s["seen_gain"] for s in res["seeds"] if s["seen_gain"] is not None]
+    res["target_met"] = bool(len(seen) >= 3 and band is not None and mean(seen) >= 0.08 and all(x > max(0, band) for x in seen)
+                             and res["seen_combinations"]["paired"]["calls_per_task"]["gain"] <= 0)
+    return res
 
-def table(rows: dict, view: str) -> str:
-    head = ("| model | tasks | success | state only | success, state-changing | PROVE | calls/task | gen tok/s | eval s |\n"
-            "|---|---|---|---|---|---|---|---|---|\n")
-    return head + "\n".join(f"| {m} | {r[view]['n']} | {r[view]['success']:.3f} | {r[view]['success_state_only']:.3f} | "
-                            f"{r[view]['success_state_changing']:.3f} ({r[view]['n_state_changing']}) | {r[view]['prove']:.3f} | "
-                            f"{r[view]['calls_per_task']:.2f} | {r[view]['gen_tok_s']} | {r[view]['eval_s']} |" for m, r in rows.items())
+def forest_rows(res: dict) -> list:
+    "(label, gain, ci95) of every evaluated arm on the seen view, GRPO seeds and their mean first."
+    v = res.get("seen_combinations", {})
+    rows = [(a, v[a]["paired"]["success"]) for a in sorted(k for k in v if ARM.match(k) and "paired" in v[k])]
+    if "paired" in v: rows = [("GRPO, mean of seeds", v["paired"]["success"])] + rows
+    return [(a, p["gain"], p["ci95"]) for a, p in rows]
+
+def table(res: dict) -> str:
+    "A markdown table of every model on every evaluated view."
+    out = ["| view | model | tasks | success | state only | PROVE | calls/task | gain [95% CI] |", "|---|---|---|---|---|---|---|---|"]
+    for v in VIEWS:
+        for m, r in res.get(v, {}).items():
+            if not isinstance(r, dict) or "n" not in r: continue  # the view's paired gains and counts are not models
+            p = r.get("paired", {}).get("success") or (res[v]["paired"]["success"] if m == "sft+grpo" else None)
+            gain = f"{100 * p['gain']:+.1f} [{100 * p['ci95'][0]:+.1f}, {100 * p['ci95'][1]:+.1f}]" if p else ""
+            out.append(f"| {v} | {m} | {r['n']} | {r['success']:.3f} | {r['success_state_only']:.3f} | {r['prove']:.3f} | {r['calls_per_task']:.2f} | {gain} |")
+    return "\n".join(out)
+
+def seed_records(out: Path, records: Path | None):
+    "Unpack a committed bundle of a run's records (stages, per-task evaluations, training curves; no checkpoints) into the run folder, keeping what is there."
+    if not records: return
+    bundle = json.loads(Path(records).read_text())
+    for name, rec in bundle["records"].items():
+        if not (out / name).exists(): (out / name).write_text(json.dumps(rec, indent=1))
+    for arm, rows in bundle["metrics"].items():
+        (out / arm).mkdir(exist_ok=True)
+        if not (out / arm / "metrics.jsonl").exists(): (out / arm / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+def keep_records(out: Path, dest: Path):
+    "The run's records as one bundle at `dest` (to commit): every stage and per-task evaluation, and each arm's training curve."
+    metrics = {f.parent.name: [json.loads(l) for l in f.read_text().splitlines() if l.strip()] for f in sorted(out.glob("*/metrics.jsonl"))}
+    dest.write_text(json.dumps({"records": {f.name: json.loads(f.read_text()) for f in sorted(out.glob("*.json")) if f.name != "results.json"},
+                                "metrics": metrics}))
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="toy sizes: a few minutes")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--grpo-seed", type=int, help="a replicate of pre-screening and GRPO from the same views and SFT: seeds their sampling and screens "
-                                                   "the GRPO_SEED-th block of candidates (default: --seed, block 0)")
-    ap.add_argument("--sft-lr", type=float, default=1e-4)
-    ap.add_argument("--grpo-lr", type=float, default=RECIPE_GRPO.lr)
-    ap.add_argument("--reward", default="prove+outcome", help="GRPO's trained reward (the tenth run tried 'outcome' alone); PROVE and recall are logged beside it")
-    ap.add_argument("--guide", action="store_true", help="a group whose rollouts all have the same outcome gets the gold episode in its last place (off-policy guidance)")
-    ap.add_argument("--unfinished", type=float, default=1.0, help="the share of its trained rewards an episode keeps when it hits the step limit before replying (1: all)")
+    ap.add_argument("--seed", type=int, default=0, help="the synthesis and SFT seed (GRPO seeds are the arms')")
+    ap.add_argument("--arms", default="grpo_seed0", help="comma-separated arms to train and evaluate: grpo_seedS, shuffled_seedS, outcome_seedS, rft, more_sft")
+    ap.add_argument("--views", default=",".join(VIEWS), help="comma-separated views to evaluate: " + ", ".join(VIEWS))
+    ap.add_argument("--grpo-minutes", type=float, help="an arm's training wall-clock budget (default: the size's)")
     ap.add_argument("--out", help="output folder (default runs/learn_cpu-quick or runs/learn_cpu-full)")
-    ap.add_argument("--resume", action="store_true", help="reuse the stages already recorded in the output folder")
-    ap.add_argument("--sft-from", help="continue SFT from this checkpoint, which already trained on the first --sft-skip SFT conversations")
-    ap.add_argument("--screen", choices=("all", "state_changing", "stratified"), help="which GRPO tasks to pre-screen (default: the size's)")
-    ap.add_argument("--prescreen-from", help="an earlier run's stage_prescreen.json of the same SFT checkpoint: its candidates' pass rates are reused, only new candidates play")
-    ap.add_argument("--grpo-tasks", type=int, help="with --prescreen 0: GRPO trains on the first GRPO_TASKS tasks of its pool (default: all), so a run of as many steps trains each once")
-    ap.add_argument("--grpo-kind", help="with --prescreen 0: GRPO trains only on tasks of this `task_kind`, e.g. '2-call write' (the first --grpo-tasks of them)")
-    ap.add_argument("--sft-skip", type=int, default=0, help="SFT conversations the --sft-from checkpoint already saw (one epoch, in order)")
-    for k in ("sft_tasks", "sft_steps", "prescreen", "prescreen_k", "grpo_steps", "resample", "recall_steps", "seen", "unseen"): ap.add_argument("--" + k.replace("_", "-"), type=int, help="override the size's value")
+    ap.add_argument("--records", help="a committed bundle of a run's records to continue from (bench/results/learn_cpu/<date>_<name>.json)")
+    ap.add_argument("--name", default="broad-recipe", help="the run's bundle is bench/results/learn_cpu/<date>_<name>.json")
+    ap.add_argument("--no-resume", action="store_true", help="rerun stages already recorded in the output folder")
+    for k in ("sft_tasks", "sft_steps", "grpo_tasks", "grpo_steps", "seen", "unseen", "sampled_tasks"): ap.add_argument("--" + k.replace("_", "-"), type=int, help="override the size's value")
     a = ap.parse_args(argv)
     size = "quick" if a.quick else "full"
     cfg = {**SIZES[size], **{k: v for k, v in vars(a).items() if k in SIZES[size] and v is not None}}
-    out = Path(a.out or ROOT / "runs" / f"learn_cpu-{size}"); out.mkdir(parents=True, exist_ok=True)
+    minutes = a.grpo_minutes or cfg["grpo_minutes"]
+    arms, views_wanted = [x for x in a.arms.split(",") if x], [x for x in a.views.split(",") if x]
+    for x in arms:
+        if not ARM.match(x) or x == "sft": raise SystemExit(f"--arms: unknown arm {x!r} (grpo_seedS, shuffled_seedS, outcome_seedS, rft, more_sft)")
+    for x in views_wanted:
+        if x not in VIEWS: raise SystemExit(f"--views: unknown view {x!r} ({', '.join(VIEWS)})")
+    out = Path(a.out or ROOT / "runs" / f"learn_cpu-{size}").resolve(); out.mkdir(parents=True, exist_ok=True)
+    seed_records(out, a.records)
+    resume = not a.no_resume
     from prove_nb.sft import train_sft
-    from prove_nb.grpo import train_grpo
     t_all, machine = time.perf_counter(), compute_facts()
-    print("machine: " + json.dumps(machine), flush=True)  # without native bfloat16, SFT and GRPO train in float32: about 3x slower (bench/RESULTS.md)
+    print("machine: " + json.dumps(machine), flush=True)
     views = make_views(cfg, a.seed)
     print("tasks: " + ", ".join(f"{k} {len(v)}" for k, v in views.items()), flush=True)
-    skip = a.sft_skip if a.sft_from else 0
-    sft = stage(out, "sft", lambda: {"checkpoint": str(train_sft(views["sft"][skip:], str(out / "sft"), model=a.sft_from or "smollm2-135m",
-                                                                  steps=cfg["sft_steps"] - skip // cfg["sft_batch"], lr=a.sft_lr, batch_size=cfg["sft_batch"],
-                                                                  max_length=1536, seed=a.seed, max_result_chars=LIMITS.max_result_chars)),
-                                     "from": a.sft_from, "skipped": skip}, a.resume)
-    gseed = a.seed if a.grpo_seed is None else a.grpo_seed
-    candidates = screen_candidates(views["grpo"], cfg, block=a.grpo_seed or 0)
-    screen = stage(out, "prescreen", lambda: prescreen(sft["checkpoint"], candidates, cfg["prescreen_k"], gseed,
-                                                       known_rates(a.prescreen_from, cfg["prescreen_k"], sft["checkpoint"])) | {"checkpoint": sft["checkpoint"]},
-                   a.resume) if cfg["prescreen"] else None
-    grpo_tasks = at_the_edge(candidates, screen["rates"]) if screen else first_of_kind(views["grpo"], a.grpo_kind, a.grpo_tasks)
-    if not grpo_tasks: raise SystemExit(f"prescreen: none of {cfg['prescreen']} tasks has a pass rate strictly between 0 and 1: {screen['histogram']}; screen more (--prescreen)" if screen else
-                                        f"no GRPO task selected (--grpo-kind {a.grpo_kind!r}, --grpo-tasks {a.grpo_tasks}); kinds are like '1-call read' or '2-call write'")
-    print(f"GRPO tasks: {len(grpo_tasks)}" + (f" of {cfg['prescreen']} screened ({screen['histogram']})" if screen else ""), flush=True)
-    grpo_st = replace(RECIPE_GRPO, model=sft["checkpoint"], group=cfg["group"], lr=a.grpo_lr, limits=LIMITS, max_new_tokens=MAX_NEW, seed=gseed,
-                      resample=cfg["resample"], resample_on=("outcome",), unfinished=a.unfinished, guide=a.guide)
-    monitor = tuple(n for n in ("prove", "recall") if n not in a.reward.split("+"))
-    grpo = stage(out, "grpo", lambda: {"checkpoint": str(train_grpo(grpo_tasks, str(out / "grpo"),
-                                                                    replace(grpo_st, steps=cfg["grpo_steps"], reward=a.reward, monitor=monitor))),
-                                     "tasks": [t.id for t in grpo_tasks]}, a.resume)
-    models, order = {"base": "smollm2-135m", "sft": sft["checkpoint"], "sft+grpo": grpo["checkpoint"]}, []
-    for view in VIEWS: order += [("sft", view), ("sft+grpo", view)]  # the paired comparison first, view by view
-    order += [("base", view) for view in VIEWS]
-    done = {k: stage(out, f"eval_{k[0]}_{k[1]}", lambda k=k: evaluate(k[0], models[k[0]], views[k[1]], k[1], out), a.resume) for k in order}
-    rows = {m: {v: done[(m, v)] for v in VIEWS} for m in models}
-    recall = None if not cfg["recall_steps"] else stage(out, "grpo_recall", lambda: {"checkpoint": str(train_grpo(grpo_tasks, str(out / "grpo_recall"),
-                                                                             replace(grpo_st, steps=cfg["recall_steps"], reward="recall+outcome", monitor=("prove",))))}, a.resume)
-    logs = {a.reward: out / "grpo" / "metrics.jsonl", **({"recall+outcome": out / "grpo_recall" / "metrics.jsonl"} if recall else {})}
-    per = {(m, v): json.loads((out / f"eval_{m}_{v}.json").read_text()) for m in models for v in VIEWS}
-    res = {"bench": "learn_cpu", "size": size, "machine": machine, "config": cfg, "seed": a.seed, "grpo_seed": gseed, "sft_lr": a.sft_lr, "grpo_lr": a.grpo_lr, "reward": a.reward,
-           "unfinished": a.unfinished, "guide": a.guide, "grpo_tasks": len(grpo_tasks), "grpo_kind": a.grpo_kind, "sizes": {k: len(v) for k, v in views.items()},
-           "sft_from": sft.get("from"), "sft_skipped": sft.get("skipped", 0),
-           "prescreen": {k: screen[k] for k in ("tasks", "k", "edge", "histogram")} if screen else None,
-           "seconds": {"sft": sft["stage_s"], **({"prescreen": screen["stage_s"]} if screen else {}), "grpo": grpo["stage_s"], **({"grpo_recall": recall["stage_s"]} if recall else {}),
-                       **{f"eval_{m}_{v}": r["stage_s"] for (m, v), r in done.items()}, "wall": round(time.perf_counter() - t_all, 1)},
-           "grpo_curve": {k: grpo_curve(f) for k, f in logs.items()}}
-    for v in VIEWS:
-        res[v] = {m: r[v] for m, r in rows.items()}
-        res[v]["paired"] = {k: paired(per[("sft", v)], per[("sft+grpo", v)], key) for k, key in
-                            (("success", "success"), ("prove", "prove"), ("calls_per_task", "calls"), ("success_state_only", "state"))}
-        res[v]["solved_by_kind"] = solved_by_kind({m: per[(m, v)] for m in models}, views[v])
-    s = res["seen_combinations"]["paired"]
-    res["target_met"] = s["success"]["ci95"][0] > 0 and s["success"]["gain"] >= 0.08 and s["calls_per_task"]["gain"] <= 0
+    def sft_stage():
+        ck = train_sft(views["sft"], str(out / "sft"), steps=cfg["sft_steps"], lr=1e-4, batch_size=4, max_length=1536, seed=a.seed, max_result_chars=LIMITS.max_result_chars)
+        return {"checkpoint": str(Path(ck).resolve())}
+    sft = stage(out, "sft", sft_stage, resume)
+    if not Path(sft["checkpoint"]).exists():  # recorded in another session: retrain from the same data and seed, and compare fingerprints
+        recorded = sft.get("fingerprint")
+        sft = stage(out, "sft", sft_stage, False)
+        sft["recorded_fingerprint"] = recorded
+    if "fingerprint" not in sft:
+        sft["fingerprint"] = fingerprint(sft["checkpoint"])
+        (out / "stage_sft.json").write_text(json.dumps(sft, indent=1))
+    print(f"SFT {sft['checkpoint']} ({sft['fingerprint']})", flush=True)
+    models = {"sft": sft["checkpoint"]}
+    for arm in arms:
+        rec = stage(out, arm, lambda arm=arm: train_arm(arm, views, cfg, sft, out, resume, minutes), resume)
+        if rec.get("sft") != sft["fingerprint"] or not Path(rec["checkpoint"]).exists():
+            rec = stage(out, arm, lambda arm=arm: train_arm(arm, views, cfg, sft, out, resume, minutes), False)
+        models[arm] = rec["checkpoint"]
+        print(f"{arm}: " + json.dumps({k: v for k, v in rec.items() if k not in ("checkpoint", "settings")}), flush=True)
+    for v in views_wanted:
+        for m, path in models.items():
+            samples = cfg["samples"] if v == "sampled" else 1
+            f = out / f"stage_eval_{m}_{v}.json"
+            if f.exists() and json.loads(f.read_text()).get("sft") not in (None, sft["fingerprint"]): f.unlink()
+            stage(out, f"eval_{m}_{v}", lambda m=m, v=v, path=path, samples=samples: evaluate(m, path, views[v], v, out, samples) | {"sft": sft["fingerprint"]}, resume)
+    seconds = {p.stem.removeprefix("stage_"): json.loads(p.read_text()).get("stage_s") for p in sorted(out.glob("stage_*.json"))}
+    res = results(out, cfg, views, sft, machine, seconds | {"this_invocation": round(time.perf_counter() - t_all, 1)})
     (out / "results.json").write_text(json.dumps(res, indent=1))
-    arms = {k.replace("prove", "PROVE").replace("+", " + "): f for k, f in logs.items()}
-    plot_learning(arms, out / "arms.png", window=3, keys=("reward", "calls_per_episode", "prove/efficiency"))
+    curves = {a: out / a / "metrics.jsonl" for a in res["arms"] if (out / a / "metrics.jsonl").exists()}
+    if curves: plot_learning(curves, out / "curves.png", window=5, keys=("reward", "calls_per_episode"))
+    rows = forest_rows(res)
+    if rows: forest_plot(rows, out / "forest.png")
     if size == "full":
-        (ROOT / "bench" / "results").mkdir(exist_ok=True)
-        name = "learn_cpu" if a.grpo_seed is None else f"learn_cpu_grpo_seed{a.grpo_seed}"  # a replicate never overwrites the benchmark's file
-        if a.reward != ap.get_default("reward"): name += "_" + a.reward.replace("+", "_")  # nor does another reward's run
-        if a.unfinished != 1: name += f"_unfinished{a.unfinished:g}"
-        if a.guide: name += "_guided"
-        if a.grpo_kind: name += "_" + a.grpo_kind.replace("-", "").replace(" ", "_")
-        if cfg["sft_tasks"] != SIZES[size]["sft_tasks"]: name += f"_sft{cfg['sft_tasks']}"
-        (ROOT / "bench" / "results" / f"{name}.json").write_text(json.dumps(res, indent=1))
-        plot_learning(arms, ROOT / "bench" / "results" / f"{name}_arms.png", window=3, keys=("reward", "calls_per_episode", "prove/efficiency"))
-    for v in VIEWS:
-        print(f"\n### {v}\n\n" + table(rows, v) + "\n\nSFT -> SFT+GRPO, paired: " + json.dumps(res[v]["paired"]))
-    print(json.dumps({k: res[k] for k in ("seconds", "target_met")}))
+        dest = ROOT / "bench" / "results"
+        (dest / "learn_cpu.json").write_text(json.dumps(res, indent=1))
+        keep_records(out, dest / "learn_cpu" / f"{time.strftime('%Y-%m-%d')}_{a.name}.json")
+        if rows: forest_plot(rows, dest / "learn_cpu_forest.png")
+        if curves: plot_learning(curves, dest / "learn_cpu_curves.png", window=5, keys=("reward", "calls_per_episode"))
+    print("\n" + table(res))
+    print(json.dumps({k: res[k] for k in ("seeds", "controls", "pending", "target_met")}))
 
 if __name__ == "__main__":
     main()

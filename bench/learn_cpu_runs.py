@@ -1,6 +1,6 @@
 """Every evaluated `bench/learn_cpu.py` run side by side: SFT -> SFT+GRPO on the seen view, as a table and a forest plot.
 
-    python bench/learn_cpu_runs.py    # reads bench/results/learn_cpu.json and learn_cpu/*.json, writes bench/results/learn_cpu_runs.{md,png}
+    python bench/learn_cpu_runs.py    # reads the pre-screened runs' records, bench/results/learn_cpu/*.json, writes bench/results/learn_cpu_runs.{md,png}
 
 The runs share the evaluation tasks (seed 0) and most share an SFT checkpoint, so they are not independent draws: their
 spread is a reading of how much GRPO's randomness and the recipe changes move the gain, not a test."""
@@ -11,7 +11,7 @@ import learn_cpu
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
-HISTORY = RESULTS / "learn_cpu"  # the older runs, learn_cpu/<date>_<what it changed>.json; the current run is learn_cpu.json
+HISTORY = RESULTS / "learn_cpu"  # runs 6-20, learn_cpu/<date>_<what it changed>.json (the broad recipe's records are in subfolders)
 
 RUNS = {"2026-12-03_prescreen-24": "6", "2026-12-03_prescreen-state-changing-32": "7", "2026-12-03_kl-beta-0.04": "8",
         "2026-12-03_kl-beta-0.04-grpo-seed-1": "8 (seed 1)", "2026-12-03_prescreen-48-stratified": "9",
@@ -19,7 +19,7 @@ RUNS = {"2026-12-03_prescreen-24": "6", "2026-12-03_prescreen-state-changing-32"
         "2026-12-04_outcome-reward-seed1-tasks": "10c", "2026-12-04_prescreen-96": "11", "2026-12-04_prescreen-96-grpo-seed-1": "11 (seed 1)",
         "2026-12-04_prescreen-96-outcome-reward": "12", "2026-12-04_prescreen-96-state-changing": "13", "2026-12-04_default-command": "14",
         "2026-12-05_cutoff-scores-zero": "15", "2026-12-05_cutoff-keeps-half": "16", "2026-12-05_prescreen-96-48-steps": "17",
-        "2026-12-05_guided-40-tasks": "18", "2026-12-05_guided-read-then-write": "19", "learn_cpu": "20"}  # RESULTS.md's run numbers
+        "2026-12-05_guided-40-tasks": "18", "2026-12-05_guided-read-then-write": "19", "2026-12-05_sft-576-conversations": "20"}  # RESULTS.md's run numbers
 
 def run_number(stem: str) -> str:
     "The run's number in RESULTS.md's history table."
@@ -51,7 +51,7 @@ def paired_se(p: dict) -> float:
 def runs() -> list[dict]:
     "One row per result file that evaluated SFT and SFT+GRPO on the seen view."
     rows = []
-    for f in [*sorted(HISTORY.glob("*.json")), RESULTS / "learn_cpu.json"]:
+    for f in sorted(HISTORY.glob("*.json")):
         d = json.loads(f.read_text())
         s = d.get("seen_combinations") or {}
         if "paired" not in s: continue

@@ -10,9 +10,10 @@ from typing import Annotated, Callable, Literal, Union
 
 from .core import user_msg
 from .rewards import RewardResult, align_completion, get_reward
-from .rollout import ScriptedPolicy, chat_view, gold_reply
+from .lm import chat_view
+from .rollout import ScriptedPolicy, gold_reply
 from .server import World
-from .task import Task
+from .task import Task, load_tasks
 
 # %% auto #0
 __all__ = ['schema_type', 'tool_parameters', 'tool_docstring', 'dress', 'world_tools', 'ProveEnvironment', 'tool_method',
@@ -32,6 +33,7 @@ def schema_type(s: dict):
     if t == "array": return list[schema_type(s["items"])] if "items" in s else list
     return _PY.get(t, str)
 
+# %% ../nbs/17_adapters.ipynb #88449b03
 def _described(s: dict) -> str: return " ".join((s.get("description") or "").split())
 
 def tool_parameters(fn: dict) -> list[inspect.Parameter]:
@@ -43,12 +45,14 @@ def tool_parameters(fn: dict) -> list[inspect.Parameter]:
                               default=inspect.Parameter.empty if p in required else None)
             for p, s in (params.get("properties") or {}).items()]
 
+# %% ../nbs/17_adapters.ipynb #02cfd001
 def tool_docstring(fn: dict) -> str:
     "A Google-style docstring of tool schema `fn`: its description, then one `Args:` line per parameter."
     props = (fn.get("parameters") or {}).get("properties") or {}
     args = "".join(f"\n    {p}: {_described(s) or p}" for p, s in props.items())
     return (fn.get("description") or fn["name"]) + (f"\n\nArgs:{args}" if props else "")
 
+# %% ../nbs/17_adapters.ipynb #69d87ef5
 def dress(f: Callable, fn: dict, first: list = ()) -> Callable:
     "`f(**arguments)` renamed, typed and documented as tool schema `fn`, for frameworks that read a function's signature."
     params = [*first, *tool_parameters(fn)]
@@ -74,7 +78,7 @@ class ProveEnvironment:
 
     def reset(self, task: str | Task, **row) -> None:
         "Start a rollout of `task` (the dataset's JSON `task` column) on a fresh world forked from its seed."
-        self.task = Task.from_dict(json.loads(task)) if isinstance(task, str) else task
+        self.task = load_tasks([task])[0]
         self.world = World.for_task(self.task)
 
     def _call(self, name: str, arguments: dict) -> str: return self.world.call(name, arguments).text
@@ -82,6 +86,7 @@ class ProveEnvironment:
     @property
     def state_hash(self) -> str: return self.world.hash()
 
+# %% ../nbs/17_adapters.ipynb #201aba1e
 def tool_method(fn: dict) -> Callable:
     "A method running tool schema `fn` on the environment's world, typed and documented for TRL to show the model."
     def method(self, **arguments) -> str: return self._call(fn["name"], arguments)
@@ -92,6 +97,7 @@ def environment_class(task: Task) -> type:
     name = "Prove_" + re.sub(r"\W", "_", str(task.id))
     return type(name, (ProveEnvironment,), {t["function"]["name"]: tool_method(t["function"]) for t in task.tools})
 
+# %% ../nbs/17_adapters.ipynb #440cf654
 def environment_factory(tasks: list[Task]) -> dict:
     "TRL's `environment_factory` for `tasks`: {task id: its environment class}, routed by the dataset's `environment` column."
     return {t.id: environment_class(t) for t in tasks}
@@ -106,6 +112,7 @@ def score_messages(task: Task, messages: list, name: str = "prove", context: int
     "Reward `name` of a rollout's messages (the first `context` are history), over the task turns it reached."
     return get_reward(name, **config)(task, align_completion(task, messages, context=context, whole=False, replay=True))
 
+# %% ../nbs/17_adapters.ipynb #b4e7db20
 def score_environment(env: ProveEnvironment, prompt: list, completion: list, name: str = "prove", **config) -> tuple[RewardResult, bool]:
     "Reward `name` of one TRL rollout, and whether the environment's live state is the state its calls replay to."
     msgs = list(prompt) + list(completion)
@@ -159,6 +166,7 @@ def completion_chunks(resp: dict) -> list[dict]:
             head | {"choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]},
             head | {"choices": [], "usage": resp["usage"]}]
 
+# %% ../nbs/17_adapters.ipynb #71ac9a0b
 def streaming_policy_app(policy, model: str = "prove-policy"):
     "`policy_app` that also answers `stream: true` chat requests with server-sent chunks (verifiers always streams)."
     import threading
@@ -183,6 +191,7 @@ def streaming_policy_app(policy, model: str = "prove-policy"):
         return await inner(scope, again, send)
     return app
 
+# %% ../nbs/17_adapters.ipynb #463b98d9
 def serve_streaming_policy(policy, host: str = "127.0.0.1", port: int = 0, model: str = "prove-policy"):
     "Serve `policy` with `streaming_policy_app` in a background thread; returns a running `PolicyServer` (its `url`, `stop()`)."
     import threading, time, uvicorn

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
+from fastcore.basics import patch
+
 from .core import ToolCall, assistant_msg, function_schema, mean, parse_message, tool_names
 from .synth.realize import verb_phrase
 from .rollout import Reply
@@ -36,9 +38,11 @@ def tool_spec(name: str):
     return hit[1] if hit else None
 
 def tool_server(name: str) -> str | None:
+    "The name of the server that serves a tool, or None."
     hit = _tool_index().get(name)
     return hit[0] if hit else None
 
+# %% ../nbs/13a_controller.ipynb #c13a0110
 def tool_kind(name: str) -> str:
     "'read' or 'write'; a tool no server knows counts as 'write' (its effect is unknown)."
     spec = tool_spec(name)
@@ -95,6 +99,7 @@ class Obs:
     @property
     def request_calls(self) -> list: return [d for d in self.calls if d.turn in self.turns]
 
+# %% ../nbs/13a_controller.ipynb #375f16ed
 def observe(messages: list, tools: list) -> Obs:
     "The observation of a conversation at its next assistant step."
     users, finals, step = [], [], 0
@@ -182,6 +187,7 @@ def check_write(call: ToolCall, result) -> str:
     agree = any(all(norm(r[p]) == norm(v) for p, v in rest.items() if p in r) for r in held)
     return "confirmed" if agree else "contradicted"
 
+# %% ../nbs/13a_controller.ipynb #f0b80190
 def write_status(write: Done, later: list) -> str:
     "The last verdict on `write` among the successful reads that followed it ('unseen' when none decides)."
     verdicts = [check_write(write.call, d.result) for d in later if d.ok and d.kind == "read"]
@@ -202,6 +208,7 @@ class Progress:
     @property
     def value(self) -> float: return self.done / self.needed
 
+# %% ../nbs/13a_controller.ipynb #7f5be530
 def progress(obs: Obs, extra=()) -> Progress:
     "Progress of the current request, counting the calls `extra` as made and successful."
     calls = [d for d in obs.request_calls if d.ok] + [Done(c, obs.turn, True) for c in extra]
@@ -286,9 +293,11 @@ class Candidate:
     def own_uncertainty(self) -> float: return 1 - self.support * self.confidence
 
     def summary(self) -> str:
+        "Its calls, or the start of its message."
         if self.calls: return ", ".join(f"{c.name}({json.dumps(c.arguments, sort_keys=True)})" for c in self.calls)
         return (self.message.get("content") or "")[:80]
 
+# %% ../nbs/13a_controller.ipynb #072cc3b8
 def proposals(replies: list) -> list[Candidate]:
     "The distinct proposals among a policy's sampled replies, with their support and best confidence."
     groups = {}
@@ -452,23 +461,26 @@ class Controller:
         self.costs.update(sum(r.tokens for r in reps) / len(convs), (time.perf_counter() - t0) / len(convs))
         return groups
 
-    def emit(self, conv: list, tools: list, task: Task | None, c: Candidate, replies: list, cands=(), prog: float | None = None) -> Reply:
-        "The chosen candidate as a reply: fresh call ids, a write's uncertainty remembered, the decision logged."
-        ep, obs = self.episode(conv, task), observe(conv, tools)
-        calls = []
-        for x in c.calls:
-            ep.n += 1
-            calls.append(ToolCall(x.name, x.arguments, f"{'verify' if c.action == 'verify' else 'call'}_{ep.n}"))
-            if tool_kind(x.name) == "write": ep.chosen[calls[-1].id] = c.own_uncertainty
-        text = c.message.get("content") if c.action in ("verify", "stop") else parse_message(c.message).text
-        self.log.append(Decision(ep.task_id, obs.turn, obs.step, c.action, c.summary(), c.terms, prog,
-                                 [{"action": x.action, "summary": x.summary(), **x.terms} for x in cands]))
-        return Reply(assistant_msg(text or "", calls), sum(r.tokens for r in replies))
+# %% ../nbs/13a_controller.ipynb #d923a632
+@patch
+def emit(self: Controller, conv: list, tools: list, task: Task | None, c: Candidate, replies: list, cands=(), prog: float | None = None) -> Reply:
+    "The chosen candidate as a reply: fresh call ids, a write's uncertainty remembered, the decision logged."
+    ep, obs = self.episode(conv, task), observe(conv, tools)
+    calls = []
+    for x in c.calls:
+        ep.n += 1
+        calls.append(ToolCall(x.name, x.arguments, f"{'verify' if c.action == 'verify' else 'call'}_{ep.n}"))
+        if tool_kind(x.name) == "write": ep.chosen[calls[-1].id] = c.own_uncertainty
+    text = c.message.get("content") if c.action in ("verify", "stop") else parse_message(c.message).text
+    self.log.append(Decision(ep.task_id, obs.turn, obs.step, c.action, c.summary(), c.terms, prog,
+                             [{"action": x.action, "summary": x.summary(), **x.terms} for x in cands]))
+    return Reply(assistant_msg(text or "", calls), sum(r.tokens for r in replies))
 
-    def counts(self) -> dict:
-        "Decisions per action so far."
-        n = Counter(d.action for d in self.log)
-        return {a: n[a] for a in ACTIONS}
+@patch
+def counts(self: Controller) -> dict:
+    "Decisions per action so far."
+    n = Counter(d.action for d in self.log)
+    return {a: n[a] for a in ACTIONS}
 
 # %% ../nbs/13a_controller.ipynb #1fee0056
 class Utility(Controller):
@@ -527,6 +539,7 @@ class Threshold(Controller):
             out.append(self.emit(conv, tl, task, top, reps))
         return out
 
+# %% ../nbs/13a_controller.ipynb #b40d92dc
 class Fixed(Controller):
     "A fixed workflow: plan all calls at the start of a turn, run the plan in one step, then answer without tools."
     name = "fixed"

@@ -11,12 +11,12 @@ from pathlib import Path
 from .grpo import RECIPE_GRPO, RECIPE_LIMITS, RECIPE_MAX_NEW
 
 # %% auto #0
-__all__ = ['SCALES', 'VIEWS', 'STAGES', 'Scale', 'demo_mcp_session', 'stage_servers', 'stage_synth', 'load_view', 'stage_audit',
-           'stage_sft', 'stage_grpo', 'stage_eval', 'stage_bfcl', 'demo_report', 'run_demo']
+__all__ = ['DEMO_SIZES', 'VIEWS', 'STAGES', 'DemoSizes', 'demo_mcp_session', 'stage_servers', 'stage_synth', 'load_view',
+           'stage_audit', 'stage_sft', 'stage_grpo', 'stage_eval', 'stage_bfcl', 'demo_report', 'run_demo']
 
 # %% ../nbs/16_demo.ipynb #7d8610c5
 @dataclass
-class Scale:
+class DemoSizes:
     "Sizes of every stage of the demo."
     tasks: int = 600          # synthesized by the recipe: one turn, one or two calls, three tools of one server
     audit_tasks: int = 100
@@ -30,7 +30,7 @@ class Scale:
     bfcl_tasks: int = 1       # a multi-turn BFCL entry takes the 135M model about 4 minutes
     max_new_tokens: int = RECIPE_MAX_NEW
 
-SCALES = {"small": Scale(), "tiny": Scale(tasks=200, audit_tasks=20, sft_tasks=8, sft_steps=2, grpo_steps=1, group=2, tasks_per_step=1, resample=0,
+DEMO_SIZES = {"small": DemoSizes(), "tiny": DemoSizes(tasks=200, audit_tasks=20, sft_tasks=8, sft_steps=2, grpo_steps=1, group=2, tasks_per_step=1, resample=0,
                                           eval_tasks=4, bfcl_tasks=1, max_new_tokens=24)}
 
 # %% ../nbs/16_demo.ipynb #5a373c32
@@ -62,12 +62,12 @@ def demo_mcp_session(server: str = "banking") -> dict:
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(1) as ex: return ex.submit(anyio.run, go).result()  # own thread: works inside a notebook's event loop too
 
-def stage_servers(out: Path, sc: Scale) -> dict:
+def stage_servers(out: Path, sc: DemoSizes) -> dict:
     "Start a server process and run a scripted session against it over MCP."
     diff = demo_mcp_session("banking")
     return {"mcp_session_changed_tables": sorted(diff)}
 
-def stage_synth(out: Path, sc: Scale) -> dict:
+def stage_synth(out: Path, sc: DemoSizes) -> dict:
     "Synthesize the recipe's tasks, write them as a dataset with its views, and replay their gold calls."
     from prove_nb.grpo import recipe_tasks
     from prove_nb.synth.dataset import write_dataset, replay_tasks
@@ -85,30 +85,32 @@ def load_view(out: Path, view: str) -> list:
     by_id = {t.id: t for t in load_tasks(out / "data")}
     return [by_id[i] for i in json.loads((out / "data" / "views.json").read_text())[view]]
 
-def stage_audit(out: Path, sc: Scale) -> dict:
+def stage_audit(out: Path, sc: DemoSizes) -> dict:
     "Score scripted policies with every reward: what does each reward pay for?"
     from prove_nb.policies import policy_scores, policy_table
     return {"policy_means": policy_table(policy_scores(load_view(out, "unseen_combinations")[: sc.audit_tasks]))}
 
-def stage_sft(out: Path, sc: Scale) -> dict:
+def stage_sft(out: Path, sc: DemoSizes) -> dict:
     from prove_nb.sft import train_sft
     ck = train_sft(load_view(out, "sft"), out / "sft", steps=sc.sft_steps, batch_size=4, lr=1e-4, max_length=1536,
                    max_result_chars=RECIPE_LIMITS.max_result_chars)
     losses = [h["loss"] for h in json.loads((out / "sft" / "sft_log.json").read_text()) if "loss" in h]
     return {"checkpoint": str(ck), "loss_first": losses[0], "loss_last": losses[-1]}
 
-def stage_grpo(out: Path, sc: Scale) -> dict:
+def stage_grpo(out: Path, sc: DemoSizes) -> dict:
     from prove_nb.grpo import train_grpo
     ck = train_grpo(load_view(out, "grpo"), out / "grpo", replace(RECIPE_GRPO, model=str(out / "sft" / "checkpoint"), steps=sc.grpo_steps, group=sc.group,
                                                                   tasks_per_step=sc.tasks_per_step, resample=sc.resample, max_new_tokens=sc.max_new_tokens))
+    from prove_nb.grpo import plot_learning
+    plot_learning({"PROVE + outcome": out / "grpo" / "metrics.jsonl"}, out / "grpo" / "curve.png", window=3)
     rows = [json.loads(l) for l in (out / "grpo" / "metrics.jsonl").read_text().splitlines() if l.strip()]
-    return {"checkpoint": str(ck), "reward_by_step": [round(r["reward"], 3) for r in rows if "reward" in r]}
+    return {"checkpoint": str(ck), "reward_by_step": [round(r["reward"], 3) for r in rows if "reward" in r], "curve": str(out / "grpo" / "curve.png")}
 
-def stage_eval(out: Path, sc: Scale) -> dict:
+def stage_eval(out: Path, sc: DemoSizes) -> dict:
     "Base, SFT and SFT+GRPO on held-out tasks, and SFT -> SFT+GRPO task by task with bootstrap intervals."
     from prove_nb.evaluate import run_trials, summarize
     from prove_nb.grpo import graded_gains
-    from prove_nb.rollout import HFPolicy, load_model
+    from prove_nb.lm import HFPolicy, load_model
     tasks = load_view(out, "seen_combinations")[: sc.eval_tasks]
     rows, res = {}, {}
     for name, path in (("base", "smollm2-135m"), ("sft", str(out / "sft" / "checkpoint")), ("sft+grpo", str(out / "grpo" / "checkpoint"))):
@@ -119,10 +121,10 @@ def stage_eval(out: Path, sc: Scale) -> dict:
     res["paired"] = graded_gains(rows["sft"], rows["sft+grpo"])
     return res
 
-def stage_bfcl(out: Path, sc: Scale) -> dict:
+def stage_bfcl(out: Path, sc: DemoSizes) -> dict:
     "BFCL multi-turn base through BFCL's own checker: gold on every entry (must be 100%), the trained model on a slice."
     from prove_nb.bfcl import run_bfcl
-    from prove_nb.rollout import HFPolicy, load_model
+    from prove_nb.lm import HFPolicy, load_model
     m, tok = load_model(str(out / "grpo" / "checkpoint"))
     runs = {"gold": run_bfcl("gold", "multi_turn_base", None, out / "bfcl" / "gold"),
             "sft+grpo": run_bfcl(HFPolicy(m, tok, sc.max_new_tokens, name="sft+grpo"), "multi_turn_base", sc.bfcl_tasks, out / "bfcl" / "sft_grpo")}
@@ -134,7 +136,7 @@ STAGES = {"servers": stage_servers, "synthesis": stage_synth, "reward audit": st
 # %% ../nbs/16_demo.ipynb #99d6440f
 def demo_report(summary: dict, out: Path) -> str:
     "The demo's markdown report."
-    lines = ["# prove_nb demo", "", f"Scale: `{json.dumps(summary['scale'])}`", "", "| stage | seconds |", "|---|---|"]
+    lines = ["# prove_nb demo", "", f"Sizes (`--scale {summary.get('scale_name', 'small')}`): `{json.dumps(summary['scale'])}`", "", "| stage | seconds |", "|---|---|"]
     lines += [f"| {s} | {v['seconds']:.0f} |" for s, v in summary["stages"].items()]
     ev = summary["stages"].get("held-out eval", {}).get("result", {})
     if ev:
@@ -148,14 +150,14 @@ def demo_report(summary: dict, out: Path) -> str:
     if au: lines += ["", "## Reward audit (mean reward per scripted policy)", "", "```", json.dumps(au, indent=1), "```"]
     for s in ("synthesis", "sft", "grpo", "bfcl"):
         if s in summary["stages"]: lines += ["", f"## {s}", "", "```", json.dumps(summary["stages"][s]["result"], indent=1), "```"]
-    if (out / "grpo" / "rewards.png").exists(): lines += ["", "![GRPO rewards](grpo/rewards.png)"]
+    if (out / "grpo" / "curve.png").exists(): lines += ["", "## GRPO reward by step", "", "![GRPO reward and calls by step, with a moving average](grpo/curve.png)"]
     return "\n".join(lines) + "\n"
 
 def run_demo(out_dir: str = "runs/demo", scale: str = "small", stages=None) -> dict:
     "Run the pipeline's stages in order, writing `summary.json` and `report.md` to `out_dir`."
-    out, sc = Path(out_dir), SCALES[scale]
+    out, sc = Path(out_dir), DEMO_SIZES[scale]
     out.mkdir(parents=True, exist_ok=True)
-    summary = {"scale": asdict(sc), "stages": {}}
+    summary = {"scale_name": scale, "scale": asdict(sc), "stages": {}}
     for name, fn in STAGES.items():
         if stages and name not in stages: continue
         print(f"== {name}", flush=True)

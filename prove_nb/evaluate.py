@@ -10,12 +10,13 @@ from pathlib import Path
 
 from .core import mean
 from .rewards import align_completion, get_reward, gold_hash, missing_facts
-from .rollout import HFPolicy, Limits, OpenAIPolicy, gold_policy, load_model, noop_policy, release_memory, rollout_batch
-from .task import Task
+from .lm import HFPolicy, OpenAIPolicy, load_model, release_memory
+from .rollout import Limits, gold_policy, noop_policy, rollout_batch
+from .task import Task, load_tasks
 
 # %% auto #0
 __all__ = ['EVAL_REWARDS', 'EVAL_LIMITS', 'DEPTHS', 'pass_hat_k', 'pass_k', 'grade', 'run_trials', 'summarize', 'report_markdown',
-           'plot_reports', 'write_report', 'policy_from_name', 'read_tasks', 'evaluate', 'tiny_policy']
+           'plot_reports', 'write_report', 'policy_from_name', 'evaluate', 'tiny_policy']
 
 # %% ../nbs/12_eval.ipynb #6f99f827
 def pass_hat_k(n: int, c: int, k: int) -> float:
@@ -67,8 +68,6 @@ def run_trials(tasks: list, policy, n: int, limits: Limits = EVAL_LIMITS, reward
     return rows
 
 # %% ../nbs/12_eval.ipynb #15571f1e
-DEPTHS = range(7)
-
 def _group(rows: list, tasks: dict, key) -> dict:
     "{group: {'tasks': count, 'success': mean success}} with `key(task)` giving a task's groups."
     by, ids = defaultdict(list), defaultdict(set)
@@ -76,6 +75,9 @@ def _group(rows: list, tasks: dict, key) -> dict:
         for g in key(tasks[r["task"]]):
             by[g].append(r["success"]); ids[g].add(r["task"])
     return {str(g): {"tasks": len(ids[g]), "success": mean(by[g])} for g in sorted(by)}
+
+# %% ../nbs/12_eval.ipynb #2127ff47
+DEPTHS = range(7)
 
 def summarize(rows: list, tasks: list, k: int = 3, policy: str = "") -> dict:
     "The report of a set of graded attempts: success, pass^k, strata, cost, rewards and stop reasons."
@@ -107,6 +109,7 @@ def summarize(rows: list, tasks: list, k: int = 3, policy: str = "") -> dict:
 def _pct(x) -> str: return "—" if x is None else f"{100 * x:.1f}%"
 def _num(x) -> str: return "—" if x is None else f"{x:.2f}"
 
+# %% ../nbs/12_eval.ipynb #6f8fd95a
 def _table(header: list, rows: list) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     return "\n".join(lines + ["| " + " | ".join(map(str, r)) + " |" for r in rows])
@@ -116,6 +119,7 @@ def _strata(reports: dict, view: str) -> str:
     cell = lambda r, g: f"{_pct(r[view][g]['success'])} ({r[view][g]['tasks']})" if g in r[view] else "—"
     return _table([view.removeprefix("by_"), *reports], [[g, *(cell(r, g) for r in reports.values())] for g in keys])
 
+# %% ../nbs/12_eval.ipynb #82d1bbc5
 def report_markdown(reports: dict, plots: dict | None = None) -> str:
     "The report of one or more policies as markdown tables (cells of strata: success and, in brackets, tasks)."
     names, rs = list(reports), list(reports.values())
@@ -146,6 +150,7 @@ def _bars(ax, labels: list, series: dict, ylabel: str):
         ax.bar([x + (i - (len(series) - 1) / 2) * width for x in range(len(labels))], [y or 0 for y in ys], width, label=name)
     ax.set_xticks(range(len(labels)), labels); ax.set_ylabel(ylabel); ax.legend(fontsize=8)
 
+# %% ../nbs/12_eval.ipynb #77690583
 def plot_reports(reports: dict, out_dir, reward: str = "prove") -> dict:
     "Accuracy by depth, the pass^k curve and `reward`'s mean components as PNG files in `out_dir`: {title: file name}."
     import matplotlib
@@ -172,6 +177,7 @@ def plot_reports(reports: dict, out_dir, reward: str = "prove") -> dict:
     fig.tight_layout(); fig.savefig(out / files["reward components"], dpi=110); plt.close(fig)
     return files
 
+# %% ../nbs/12_eval.ipynb #3cb69d21
 def write_report(reports: dict, out_dir) -> Path:
     "`report.md` and its plots for one or more reports (by policy name) in `out_dir`; returns the markdown's path."
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
@@ -189,15 +195,11 @@ def policy_from_name(name: str, temperature: float = 0.0, max_new_tokens: int = 
     model, tok = load_model(name)
     return HFPolicy(model, tok, max_new_tokens=max_new_tokens, temperature=temperature, name=name)
 
-def read_tasks(tasks) -> list:
-    "Task records from a list, a `tasks.jsonl` file, or a folder holding one (as synthesis writes them)."
-    from prove_nb.task import load_tasks
-    return load_tasks(tasks) if isinstance(tasks, (str, Path)) else list(tasks)
-
+# %% ../nbs/12_eval.ipynb #c9d478ff
 def evaluate(tasks, policy, k: int = 3, n: int | None = None, out_dir=None, split: str | None = None, limits: Limits = EVAL_LIMITS,
              rewards=EVAL_REWARDS, batch_size: int = 16, seed: int = 0, progress: bool = False) -> dict:
     "Play `policy` `n` (default `k`) times on every task (of `split`); the report, also written to `out_dir`."
-    tasks = [t for t in read_tasks(tasks) if split is None or t.split == split]
+    tasks = [t for t in load_tasks(tasks) if split is None or t.split == split]
     if not tasks: raise ValueError(f"no tasks{f' in split {split!r}' if split else ''}")
     policy = policy_from_name(policy) if isinstance(policy, str) else policy
     n = n or k
@@ -216,7 +218,7 @@ def tiny_policy(seed: int = 0, max_new_tokens: int = 16, temperature: float = 1.
     "A transformers policy with SmolLM2's tokenizer and one tiny random layer: the model path, in seconds, for tests."
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
-    from prove_nb.rollout import prepare_tokenizer, smollm2_path
+    from prove_nb.lm import prepare_tokenizer, smollm2_path
     path = smollm2_path()
     cfg = AutoConfig.from_pretrained(path, num_hidden_layers=1, hidden_size=32, intermediate_size=64, num_attention_heads=2, num_key_value_heads=1)
     torch.manual_seed(seed)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_grpo.ipynb #1f6c5292
 from __future__ import annotations
-import json, random, warnings
+import json, random, time, warnings
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -12,7 +12,8 @@ from pathlib import Path
 warnings.filterwarnings("ignore", message="You are using 'rollout_func'")
 
 from .rewards import RewardResult, align_completion, get_reward, gold_hash
-from .rollout import SAMPLED, HFPolicy, Limits, native_bfloat16, episode_token_record, gold_policy, load_model, release_memory, rollout_batch, torch_dtype
+from .lm import HFPolicy, native_bfloat16, episode_token_record, load_model, release_memory, torch_dtype
+from .rollout import SAMPLED, Limits, gold_policy, rollout_batch
 from .server import World
 from .sft import ensure_logprob_kernel
 from .task import Task
@@ -21,10 +22,10 @@ from .task import Task
 __all__ = ['UNFINISHED', 'LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'RECIPE_MAX_NEW',
            'RECIPE_BUDGET', 'RECIPE_GRPO', 'tagged_prompt', 'grpo_dataset', 'episode_tokens', 'fit_budget',
            'trained_state', 'sampling_policy', 'score_episodes', 'scale_unfinished', 'informative', 'calls_gap',
-           'calls_push', 'make_rollout_func', 'episode_reward', 'lora_config', 'JsonlLogger', 'plot_metrics',
-           'reward_names', 'GRPOSettings', 'grpo_config', 'train_grpo', 'tool_combination', 'world_index',
-           'changes_state', 'task_kind', 'recipe_tasks', 'pass_rates', 'at_the_edge', 'paired_gain', 'graded_gains',
-           'moving_average', 'plot_learning', 'recipe_run', 'before_after']
+           'calls_push', 'make_rollout_func', 'episode_reward', 'lora_config', 'JsonlLogger', 'TimeBudget',
+           'plot_metrics', 'reward_names', 'GRPOSettings', 'grpo_config', 'train_grpo', 'world_index', 'changes_state',
+           'task_kind', 'recipe_tasks', 'rft_conversations', 'paired_gain', 'graded_gains', 'moving_average',
+           'plot_learning', 'forest_plot', 'recipe_run', 'before_after']
 
 # %% ../nbs/10_grpo.ipynb #858b8a1a
 def tagged_prompt(t: Task) -> list[dict]:
@@ -109,7 +110,7 @@ def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=
                       temperature: float = 1.0, rewards=("prove",), resample: int = 0, seed: int = 0, policy_for=None, worlds=None,
                       gen_dtype: str | None = "auto", monitor=(), resample_on=None, unfinished: float = 1.0, guide: bool = False):
     "A TRL `rollout_func` that plays tasks live, scores them as they ran (`rewards`, and `monitor` ones only logged), and returns tokens, env masks and the scores."
-    by_id, rng = {t.id: t for t in tasks}, random.Random(seed)
+    by_id, rng, played = {t.id: t for t in tasks}, random.Random(seed), set()  # `played`: each task drawn about once in a run
     judged = tuple(resample_on or rewards)  # the rewards whose spread makes a group worth training on
     def play(batch, policy):
         with worlds() if worlds else nullcontext(World.for_task) as world:  # scored before the block closes its worlds
@@ -119,14 +120,17 @@ def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=
     def rollout_func(prompts, trainer):
         batch, G = [by_id[p[0]["task_id"]] for p in prompts], trainer.num_generations
         policy = policy_for(trainer) if policy_for else sampling_policy(trainer, tok, max_new_tokens, temperature, gen_dtype)
+        stats = {"repeats": len({t.id for t in batch} & played)}  # tasks the sampler drew again after a replacement had played them
+        played.update(t.id for t in batch)
         trajs, scores = play(batch, policy)
         groups = list(range(0, len(batch), G)) if len(batch) % G == 0 else []
         dead = [g for g in groups if not informative(scores[g:g + G], judged)]
-        stats = {"groups": len(groups), "zero_variance": len(dead), "resampled": 0, "guided": 0}
+        stats |= {"groups": len(groups), "zero_variance": len(dead), "resampled": 0, "guided": 0}
         for _ in range(resample):
-            fresh = [t for t in tasks if t.id not in {b.id for b in batch}]
+            fresh = [t for t in tasks if t.id not in played]
             if not dead or not fresh: break
             picks = rng.sample(fresh, min(len(dead), len(fresh)))
+            played.update(t.id for t in picks)
             new_trajs, new_scores = play([t for t in picks for _ in range(G)], policy)
             stats["resampled"] += len(picks)
             for j, t in enumerate(picks):
@@ -169,6 +173,7 @@ def episode_reward(name: str = "prove"):
                 log_metric("groups/zero_variance", st["zero_variance"] / max(1, st["groups"]))  # of the groups first drawn
                 log_metric("groups/zero_variance_after", st["zero_variance_after"] / max(1, st["groups"]))  # of those trained on
                 log_metric("groups/resampled", st["resampled"])
+                log_metric("groups/repeats", st.get("repeats", 0))  # tasks drawn again after a replacement played them
                 log_metric("groups/guided", st.get("guided", 0))  # groups given the gold episode in their last place
                 log_metric("tokens/mismatched_ids", st.get("mismatched_ids", 0))  # trained ids that are not the sampled ones
                 log_metric("tokens/clipped", st.get("clipped", 0))  # episodes over the completion budget, masked whole
@@ -194,6 +199,16 @@ class JsonlLogger:
         raise AttributeError(name)
     def on_log(self, args, state, control, logs=None, **kw):
         with self.path.open("a") as f: f.write(json.dumps({"step": state.global_step, **(logs or {})}) + "\n")
+
+class TimeBudget:
+    "A trainer callback that stops training after the step that passes `seconds` of wall-clock time."
+    def __init__(self, seconds: float): self.seconds, self.start = seconds, time.monotonic()
+    def __getattr__(self, name):  # every other TrainerCallback event is a no-op
+        if name.startswith("on_"): return lambda *a, **k: None
+        raise AttributeError(name)
+    def on_step_end(self, args, state, control, **kw):
+        if time.monotonic() - self.start > self.seconds: control.should_training_stop = True
+        return control
 
 # %% ../nbs/10_grpo.ipynb #a0d3932e
 def plot_metrics(path, out_png, prefixes=("prove/",)):
@@ -242,6 +257,8 @@ class GRPOSettings:
     resample_on: tuple | None = None  # rewards whose spread makes a group worth training on (default: `reward`'s)
     unfinished: float = 1.0  # share of its reward an episode keeps when it stops at a limit before replying
     guide: bool = False  # a dead group's last rollout replaced by the gold episode when that gives it a spread
+    shuffle_advantages: bool = False  # the noise-floor control: each group's advantages permuted among its rollouts
+    max_minutes: float | None = None  # stop after the step that passes this wall-clock budget (None: run all `steps`)
     monitor: tuple = ()  # rewards logged, not trained
     seed: int = 0
     save_every: int = 0  # > 0: a resumable checkpoint (weights and optimizer) every that many steps
@@ -273,8 +290,9 @@ def train_grpo(tasks: list[Task], out_dir: str, settings: GRPOSettings = GRPOSet
                                      gen_dtype=st.gen_dtype, monitor=st.monitor, resample_on=st.resample_on, unfinished=st.unfinished, guide=st.guide)
     trainer = GroupedGRPOTrainer(model=m, reward_funcs=[episode_reward(n) for n in (*names, *st.monitor)], args=grpo_config(st, out, len(names)),
                                  train_dataset=grpo_dataset(tasks), processing_class=tok, rollout_func=rollout_func,
-                                 peft_config=lora_config(st.lora_rank) if st.lora_rank else None, callbacks=[JsonlLogger(out / "metrics.jsonl")],
-                                 autocast=torch.bfloat16 if st.autocast and native_bfloat16() else None)
+                                 peft_config=lora_config(st.lora_rank) if st.lora_rank else None,
+                                 callbacks=[JsonlLogger(out / "metrics.jsonl"), *([TimeBudget(st.max_minutes * 60)] if st.max_minutes else [])],
+                                 autocast=torch.bfloat16 if st.autocast and native_bfloat16() else None, shuffle_seed=st.seed if st.shuffle_advantages else None)
     trainer.train(resume_from_checkpoint=st.resume or None)
     ck = out / "checkpoint"
     (trainer.model.merge_and_unload() if st.lora_rank else trainer.model).save_pretrained(str(ck)); tok.save_pretrained(str(ck))
@@ -288,11 +306,7 @@ RECIPE_LIMITS = Limits(max_steps=3, max_turns=1, max_result_chars=1500)  # train
 RECIPE_MAX_NEW = 128  # new tokens a step: 13% of the recipe's gold tool calls are longer than 60 tokens
 RECIPE_BUDGET = 2048  # completion tokens: the longest gold episode has 1,628; three replies and two 800-token results fit
 RECIPE_GRPO = GRPOSettings(reward="prove+outcome", group=4, tasks_per_step=4, lr=2e-5, warmup_steps=2, scale_rewards="none", resample=1,
-                           limits=RECIPE_LIMITS, max_new_tokens=RECIPE_MAX_NEW, max_completion=RECIPE_BUDGET)
-
-def tool_combination(task: Task) -> tuple:
-    "The sorted names of the tools a task's gold calls use."
-    return tuple(sorted({c["name"] for t in task.turns for s in t.gold or [] for c in s}))
+                           unfinished=0.0, limits=RECIPE_LIMITS, max_new_tokens=RECIPE_MAX_NEW, max_completion=RECIPE_BUDGET)
 
 def world_index(task: Task) -> int:
     "Which of its synthesis run's world seeds a task plays on (synthesis seed s uses worlds 8s .. 8s+7)."
@@ -314,22 +328,23 @@ def recipe_tasks(n: int, n_sft: int, seed: int = 0) -> dict:
     tasks = synthesize(n, seed=seed, depth_min=1, depth_max=2, config=SynthConfig(**RECIPE_SYNTH), progress=False)
     train = [t for t in tasks if t.split == "train" and world_index(t) in TRAIN_SEEDS]
     random.Random(seed).shuffle(train)
-    trained = {tool_combination(t) for t in train}
+    trained = {t.tool_combination for t in train}
     return {"sft": train[:n_sft], "grpo": train[n_sft:],
-            "seen_combinations": [t for t in tasks if t.split == "train" and world_index(t) in HELD_SEEDS and tool_combination(t) in trained],
+            "seen_combinations": [t for t in tasks if t.split == "train" and world_index(t) in HELD_SEEDS and t.tool_combination in trained],
             "unseen_combinations": [t for t in tasks if t.split == "test"]}
 
 # %% ../nbs/10_grpo.ipynb #c4e1a002
-def pass_rates(tasks: list[Task], policy, k: int = 4, limits: Limits = RECIPE_LIMITS, batch_size: int = 8, seed: int = 0) -> dict:
-    "Each task's share of `k` attempts by `policy` that succeed (gold final state and every answer fact), by task id."
-    from prove_nb.evaluate import run_trials
-    wins = {t.id: 0 for t in tasks}
-    for r in run_trials(tasks, policy, k, limits, rewards=(), batch_size=batch_size, seed=seed): wins[r["task"]] += r["success"]
-    return {i: w / k for i, w in wins.items()}
-
-def at_the_edge(tasks: list[Task], rates: dict) -> list[Task]:
-    "The tasks whose pass rate lies strictly between 0 and 1: the only ones whose groups can disagree on the outcome."
-    return [t for t in tasks if 0 < rates[t.id] < 1]
+def rft_conversations(tasks: list[Task], policy, k: int = 4, limits: Limits = RECIPE_LIMITS, batch_size: int = 8, seed: int = 0) -> dict:
+    "Rejection sampling: `k` attempts at each task by `policy`, and the conversation of each task's successful attempt with the fewest calls, by task id."
+    import torch
+    from prove_nb.evaluate import grade
+    torch.manual_seed(seed)
+    jobs, best = [t for _ in range(k) for t in tasks], {}
+    for s in range(0, len(jobs), batch_size):
+        chunk = jobs[s:s + batch_size]
+        for t, tr in zip(chunk, rollout_batch(chunk, policy, limits)):
+            if grade(t, tr, ())["success"] and tr.n_calls < best.get(t.id, (99, None))[0]: best[t.id] = (tr.n_calls, tr.messages)
+    return {i: m for i, (_, m) in best.items()}
 
 # %% ../nbs/10_grpo.ipynb #85ce69f6
 def paired_gain(before: list, after: list, n_boot: int = 10000, seed: int = 0) -> dict:
@@ -364,6 +379,19 @@ def plot_learning(runs: dict, out_png=None, window: int = 5, keys=("reward", "ca
     fig.tight_layout()
     if out_png: fig.savefig(out_png)
     plt.close(fig)  # shown once, where the caller displays it
+    return fig
+
+# %% ../nbs/10_grpo.ipynb #f0bef602
+def forest_plot(rows: list, out_png=None):
+    "A forest plot of `(label, gain, [lo, hi])` rows in points of success, zero marked; returns the figure, closed, to `display`."
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 0.4 * len(rows) + 1))
+    for y, (label, g, (lo, hi)) in enumerate(reversed(rows)):
+        ax.errorbar(100 * g, y, xerr=[[100 * (g - lo)], [100 * (hi - g)]], fmt="o", capsize=3, color="C3" if "shuffled" in label else "C0")
+    ax.set_yticks(range(len(rows)), [r[0] for r in reversed(rows)]); ax.axvline(0, color="grey", lw=0.8)
+    ax.set_xlabel("success gain over SFT, points (95% CI)"); fig.tight_layout()
+    if out_png: fig.savefig(out_png)
+    plt.close(fig)
     return fig
 
 # %% ../nbs/10_grpo.ipynb #d22ca9a5

@@ -6,11 +6,11 @@
 from __future__ import annotations
 import time
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # %% auto #0
 __all__ = ['Episode', 'batch_episodes', 'prompt_groups', 'token_loss', 'plain_loss', 'decoder_and_head', 'completion_logps',
-           'group_backward', 'grouped_backward']
+           'group_backward', 'grouped_backward', 'shuffle_advantages']
 
 # %% ../nbs/09b_grpo_step.ipynb #71204c65
 @dataclass
@@ -128,22 +128,36 @@ def grouped_backward(model, episodes: list[Episode], temperature: float = 1.0, a
     plain = max((len(e.prompt) + len(e.ids) for e in episodes), default=0) * len(episodes)
     return loss, {"step/trained_tokens": N, "step/positions_read": read, "step/positions_plain": plain, "step/episodes_skipped": len(episodes) - len(live)}
 
+# %% ../nbs/09b_grpo_step.ipynb #5b0c1e02
+def shuffle_advantages(episodes: list[Episode], rng) -> list[Episode]:
+    "The episodes with each prompt group's advantages permuted among its rollouts by `rng` (the shuffled-advantage control)."
+    out = []
+    for g in prompt_groups(episodes):
+        adv = [e.advantage for e in g]
+        rng.shuffle(adv)
+        out += [replace(e, advantage=a) for e, a in zip(g, adv)]
+    return out
+
 # %% ../nbs/09b_grpo_step.ipynb #d9c21f05
 def _trainer_class():
     "`GroupedGRPOTrainer`, defined on first use."
     from trl import GRPOTrainer
     class GroupedGRPOTrainer(GRPOTrainer):
         "TRL's `GRPOTrainer` with each step's forward and backward done group by group by `grouped_backward`."
-        def __init__(self, *a, autocast=None, is_cap: float = 3.0, **k):
+        def __init__(self, *a, autocast=None, is_cap: float = 3.0, shuffle_seed: int | None = None, **k):
+            import random
             super().__init__(*a, **k)
             self.autocast, self.is_cap = autocast, is_cap
+            self.shuffler = random.Random(shuffle_seed) if shuffle_seed is not None else None  # the shuffled-advantage control
         def training_step(self, model, inputs, num_items_in_batch=None):
             import torch
             t0 = time.perf_counter()
             model.train()
             inputs = self._prepare_inputs(inputs)  # rollouts, rewards, advantages
             t1 = time.perf_counter()
-            loss, stats = grouped_backward(model, batch_episodes(inputs), self.temperature, self.autocast, self.accelerator.backward,
+            episodes = batch_episodes(inputs)
+            if self.shuffler: episodes = shuffle_advantages(episodes, self.shuffler)
+            loss, stats = grouped_backward(model, episodes, self.temperature, self.autocast, self.accelerator.backward,
                                            eps=(self.epsilon_low, self.epsilon_high), is_cap=self.is_cap)
             t2 = time.perf_counter()
             for k, v in {**stats, "step/rollout_seconds": t1 - t0, "step/backward_seconds": t2 - t1, "step_time": t2 - t0}.items(): self._metrics["train"][k].append(v)

@@ -9,7 +9,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from .rollout import Limits, release_memory, rollout_batch
+from .rollout import Limits, rollout_batch
+from .lm import release_memory
 from .server import ToolResult
 from .task import Task, Turn
 

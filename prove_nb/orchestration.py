@@ -10,9 +10,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .core import ToolCall, assistant_msg
-from .rollout import HFPolicy, Limits, Reply, load_model, rollout_batch
+from .rollout import Limits, Reply, rollout_batch
+from .lm import HFPolicy, load_model
 from .server import World, load_server
-from .task import Task, Turn
+from .task import Task, Turn, load_tasks
 from .controller import (ANSWER_NOTE, PLAN_NOTE, REACT_NOTE, Controller, Direct, Fixed, Obs, ReAct, Threshold, Utility,
                                  Weights, norm, observe, tool_kind)
 
@@ -234,8 +235,8 @@ def make_controller(name: str, policy, weights: Weights | None = None, samples: 
 def run_orchestration(policy_name: str, model, tasks, out_dir=None, weights: Weights | None = None, samples: int = 1,
                       tau: float = 0.5, limits: Limits = Limits(max_steps=8), max_new_tokens: int = 128) -> dict:
     "Play controller `policy_name` over the base policy `model` on `tasks` (a list or a JSON-lines file); the report, also written to `out_dir`."
-    from prove_nb.evaluate import grade, read_tasks
-    tasks = read_tasks(tasks)
+    from prove_nb.evaluate import grade
+    tasks = load_tasks(tasks)
     ctl = make_controller(policy_name, base_policy(model, samples, max_new_tokens), weights, samples, tau)
     t0 = time.perf_counter()
     trajs = rollout_batch(tasks, ctl, limits)

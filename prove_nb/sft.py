@@ -7,18 +7,14 @@ from __future__ import annotations
 import json, time
 from pathlib import Path
 
-from .rollout import native_bfloat16, chat_view, gold_policy, rollout_batch, load_model, Limits
+from .lm import chat_view, load_model, native_bfloat16
+from .rollout import gold_messages
 from .task import Task
 
 # %% auto #0
-__all__ = ['gold_conversations', 'tokenize_conversation', 'fitting', 'sft_dataset', 'TorchChunkedLogProb',
-           'ensure_logprob_kernel', 'train_sft']
+__all__ = ['tokenize_conversation', 'fitting', 'sft_dataset', 'TorchChunkedLogProb', 'ensure_logprob_kernel', 'train_sft']
 
 # %% ../nbs/09_sft.ipynb #61f5b3ab
-def gold_conversations(tasks: list[Task], max_result_chars: int | None = None) -> list[list[dict]]:
-    "Each task's gold conversation, with real tool results from a live replay (read as a rollout with `max_result_chars` reads them)."
-    return [tr.messages for tr in rollout_batch(tasks, gold_policy(), Limits(max_steps=12, max_result_chars=max_result_chars))]
-
 def tokenize_conversation(tok, messages: list, tools: list) -> dict:
     "`input_ids` and `labels` (-100 outside assistant messages) of one conversation."
     from trl.chat_template_utils import get_training_chat_template
@@ -27,6 +23,7 @@ def tokenize_conversation(tok, messages: list, tools: list) -> dict:
     ids, mask = list(enc["input_ids"]), list(enc["assistant_masks"])
     return {"input_ids": ids, "labels": [i if m else -100 for i, m in zip(ids, mask)]}
 
+# %% ../nbs/09_sft.ipynb #68a780e6
 def fitting(rows: list[dict], max_length: int) -> list[dict]:
     "The tokenized conversations of at most `max_length` tokens; says how many are left out, and fails when none fits."
     keep, lens = [r for r in rows if len(r["input_ids"]) <= max_length], sorted(len(r["input_ids"]) for r in rows)
@@ -38,10 +35,11 @@ def fitting(rows: list[dict], max_length: int) -> list[dict]:
     if len(keep) < len(rows): print(f"{what}: they are left out (raise --max-length to keep them)")
     return keep
 
-def sft_dataset(tasks: list[Task], tok, max_length: int = 2048, max_result_chars: int | None = None):
-    "A HF `Dataset` of the tokenized gold conversations that fit in `max_length` tokens."
+# %% ../nbs/09_sft.ipynb #ad6bc165
+def sft_dataset(tasks: list[Task], tok, max_length: int = 2048, max_result_chars: int | None = None, conversations: list | None = None):
+    "A HF `Dataset` of the tokenized conversations (`conversations`, one per task, else the gold ones) that fit in `max_length` tokens."
     from datasets import Dataset
-    convs = gold_conversations(tasks, max_result_chars)
+    convs = conversations or [gold_messages(t, max_result_chars) for t in tasks]
     return Dataset.from_list(fitting([tokenize_conversation(tok, c, t.tools) for c, t in zip(convs, tasks)], max_length))
 
 # %% ../nbs/09_sft.ipynb #09154106
@@ -71,6 +69,7 @@ class TorchChunkedLogProb:
                 [TorchChunkedLogProb._chunk(hidden, weight, bias, targets, temperature, softcap, logit_scale, tuple(outputs))]
         return tuple(None if p[0] is None else torch.cat(p) for p in zip(*parts))
 
+# %% ../nbs/09_sft.ipynb #8b4ae995
 def ensure_logprob_kernel() -> str:
     "Install the PyTorch log-prob kernel into TRL if its Triton one is unavailable; returns which one is in use."
     import trl.trainer.utils as U
@@ -80,13 +79,13 @@ def ensure_logprob_kernel() -> str:
 # %% ../nbs/09_sft.ipynb #9414a9bc
 def train_sft(tasks: list[Task], out_dir: str, model: str = "smollm2-135m", steps: int = 50, lr: float = 5e-5,
               batch_size: int = 4, max_length: int = 2048, seed: int = 0, max_result_chars: int | None = None, log_fn=None,
-              gradient_checkpointing: bool = True) -> Path:
-    "Fine-tune `model` on the gold conversations of `tasks`; returns the checkpoint folder."
+              gradient_checkpointing: bool = True, conversations: list | None = None) -> Path:
+    "Fine-tune `model` on the gold conversations of `tasks` (or on `conversations`, one per task); returns the checkpoint folder."
     import torch
     from trl import SFTConfig, SFTTrainer
     ensure_logprob_kernel()
     m, tok = load_model(model)
-    ds = sft_dataset(tasks, tok, max_length, max_result_chars)
+    ds = sft_dataset(tasks, tok, max_length, max_result_chars, conversations)
     args = SFTConfig(output_dir=str(out_dir), max_steps=steps, learning_rate=lr, per_device_train_batch_size=batch_size,
                      logging_steps=1, save_strategy="no", report_to=[], seed=seed, bf16=native_bfloat16(),
                      use_cpu=not torch.cuda.is_available(), max_length=max_length,

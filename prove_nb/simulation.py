@@ -8,11 +8,14 @@ import json, math, os, random, re, time
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
+from fastcore.basics import patch
+
 from .synth.realize import words
 from .core import ToolCall, Validator, assistant_msg, function_schema, mean, parse_message, tool_msg, user_msg
-from .rollout import CachedLM, CallRecord, Limits, Reply, ScriptedPolicy, Trajectory, gold_reply, rollout_batch
+from .lm import CachedLM
+from .rollout import CallRecord, Limits, Reply, ScriptedPolicy, Trajectory, gold_reply, rollout_batch
 from .server import ToolResult, World, all_tools, load_server
-from .task import Task
+from .task import Task, load_tasks
 from .taskwriter import say, write_task
 
 # %% auto #0
@@ -38,6 +41,7 @@ class RuleBackend:
     name = "rules"
     def __call__(self, req: SimRequest) -> str: return RULES[req.role](req.data)
 
+# %% ../nbs/14b_simulation.ipynb #6e83bbed
 class HFBackend:
     "A local transformers chat model as a simulator backend (greedy decoding through a `CachedLM`)."
     def __init__(self, model, tok, max_new_tokens: int = 96, name: str = "hf"):
@@ -62,13 +66,14 @@ class OpenAIBackend:
         r.raise_for_status()
         return (r.json()["choices"][0]["message"].get("content") or "").strip()
 
+# %% ../nbs/14b_simulation.ipynb #ed5adafd
 def get_backend(name: str = "rules", max_new_tokens: int = 96):
     "`rules`, `openai:MODEL[@BASE_URL]` (default URL: $OPENAI_BASE_URL), or a model `load_model` knows (`smollm2-135m`, a folder, a Hub name)."
     if name == "rules": return RuleBackend()
     if name.startswith("openai:"):
         model, _, url = name[len("openai:"):].partition("@")
         return OpenAIBackend(url or os.environ.get("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1"), model)
-    from prove_nb.rollout import load_model
+    from prove_nb.lm import load_model
     return HFBackend(*load_model(name), max_new_tokens=max_new_tokens, name=name)
 
 # %% ../nbs/14b_simulation.ipynb #d67c8a96
@@ -85,6 +90,7 @@ class Goal:
         g = task.goal
         return cls(**g) if g else cls(task.turns[0].user, task.turns[0].user)
 
+# %% ../nbs/14b_simulation.ipynb #7e510a9e
 USER_PROMPT = """You are role-playing a user who talks to an AI assistant. Stay in character and never act as the assistant.
 Your goal: {instruction}
 Details you know: {facts}
@@ -213,25 +219,30 @@ class ToolSimulator:
                 {"role": "user", "content": f"{name}({json.dumps(arguments, ensure_ascii=False)})"}]
         return SimRequest("tool", msgs, {"tool": self.tools[name], "name": name, "arguments": arguments, "scenario": self.scenario, "history": self.history})
 
-    def predict(self, name: str, arguments: dict | None = None) -> ToolResult:
-        "The simulated result of a call (validated like a real server's), without remembering it."
-        if name not in self.tools: return ToolResult(False, error=f"unknown tool '{name}'")
-        args = arguments or {}
-        errs = Validator(self.tools[name]).errors(args)
-        if errs: return ToolResult(False, error="; ".join(errs))
-        return parse_result(self.backend(self.request(name, args)))
+# %% ../nbs/14b_simulation.ipynb #c3f5532a
+@patch
+def predict(self: ToolSimulator, name: str, arguments: dict | None = None) -> ToolResult:
+    "The simulated result of a call (validated like a real server's), without remembering it."
+    if name not in self.tools: return ToolResult(False, error=f"unknown tool '{name}'")
+    args = arguments or {}
+    errs = Validator(self.tools[name]).errors(args)
+    if errs: return ToolResult(False, error="; ".join(errs))
+    return parse_result(self.backend(self.request(name, args)))
 
-    def observe(self, name: str, arguments: dict, result: ToolResult):
-        "Remember a call and its result (simulated, or real when measuring the simulator)."
-        self.history.append({"name": name, "arguments": arguments or {}, "ok": result.ok, "content": result.content, "error": result.error})
+@patch
+def observe(self: ToolSimulator, name: str, arguments: dict, result: ToolResult):
+    "Remember a call and its result (simulated, or real when measuring the simulator)."
+    self.history.append({"name": name, "arguments": arguments or {}, "ok": result.ok, "content": result.content, "error": result.error})
 
-    def call(self, name: str, arguments: dict | None = None) -> ToolResult:
-        "Simulate a call and remember it."
-        r = self.predict(name, arguments)
-        self.observe(name, arguments, r)
-        return r
+@patch
+def call(self: ToolSimulator, name: str, arguments: dict | None = None) -> ToolResult:
+    "Simulate a call and remember it."
+    r = self.predict(name, arguments)
+    self.observe(name, arguments, r)
+    return r
 
-    def run(self, call: ToolCall) -> ToolResult: return self.call(call.name, call.arguments)
+@patch
+def run(self: ToolSimulator, call: ToolCall) -> ToolResult: return self.call(call.name, call.arguments)
 
 # %% ../nbs/14b_simulation.ipynb #d581dc04
 def _leaves(v, path: str = "") -> Counter:
@@ -255,6 +266,7 @@ def shape_match(pred: ToolResult, real: ToolResult) -> float:
     a, b = {p for p, _ in _leaves(pred.content)}, {p for p, _ in _leaves(real.content)}
     return round(len(a & b) / len(a | b), 3) if a | b else 1.0
 
+# %% ../nbs/14b_simulation.ipynb #d07208cd
 def fidelity(tasks: list[Task], backend) -> list[dict]:
     "One row per call: the gold calls of each task and a write on a missing id, simulated and real, compared."
     rows = []
@@ -362,6 +374,7 @@ def _reads_only(task: Task, messages: list) -> dict:
 JUDGE_POLICIES = {"gold": gold_reply, "noop": lambda t, m: assistant_msg("I can't do that."),
                   "wrong value": lambda t, m: _tampered(gold_reply(t, m)), "reads only": _reads_only}
 
+# %% ../nbs/14b_simulation.ipynb #3eb16b74
 def judge_agreement(tasks: list[Task], judge: Judge) -> dict:
     "Per policy and overall: share of trajectories where the judge agrees with state-diff grading."
     out, hits = {}, []
@@ -457,28 +470,32 @@ class Curriculum:
         "`n` tasks: each from a random bucket, at that bucket's level."
         return [self.rng.choice(self.pool[b][self.level[b]]) for b in (self.rng.choice(self.buckets) for _ in range(n))]
 
-    def update(self, task: Task, success: bool):
-        "Record one attempt at a pool task."
-        b, lv = self.where[task.id]
-        self.trail[b].append(float(success))
-        if lv != self.level[b]: return
-        w = self.recent[b]
-        w.append(float(success))
-        if len(w) < self.window: return
-        rate = mean(w)
-        if rate >= self.up and lv + 1 < len(self.pool[b]): self.level[b] += 1; w.clear()
-        elif rate <= self.down and lv > 0: self.level[b] -= 1; w.clear()
+# %% ../nbs/14b_simulation.ipynb #3e774143
+@patch
+def update(self: Curriculum, task: Task, success: bool):
+    "Record one attempt at a pool task."
+    b, lv = self.where[task.id]
+    self.trail[b].append(float(success))
+    if lv != self.level[b]: return
+    w = self.recent[b]
+    w.append(float(success))
+    if len(w) < self.window: return
+    rate = mean(w)
+    if rate >= self.up and lv + 1 < len(self.pool[b]): self.level[b] += 1; w.clear()
+    elif rate <= self.down and lv > 0: self.level[b] -= 1; w.clear()
 
-    def log(self):
-        "Append every bucket's level and rolling success to the history, then advance the step."
-        for b in self.buckets:
-            tr = self.trail[b]
-            self.history.append({"step": self.step, "bucket": b, "level": self.level[b], "success": mean(tr)})
-        self.step += 1
+@patch
+def log(self: Curriculum):
+    "Append every bucket's level and rolling success to the history, then advance the step."
+    for b in self.buckets:
+        tr = self.trail[b]
+        self.history.append({"step": self.step, "bucket": b, "level": self.level[b], "success": mean(tr)})
+    self.step += 1
 
-    def tasks(self) -> list[Task]:
-        "Every task of the pool (what a GRPO rollout function must be able to find by prompt)."
-        return [t for b in self.buckets for ts in self.pool[b] for t in ts]
+@patch
+def tasks(self: Curriculum) -> list[Task]:
+    "Every task of the pool (what a GRPO rollout function must be able to find by prompt)."
+    return [t for b in self.buckets for ts in self.pool[b] for t in ts]
 
 # %% ../nbs/14b_simulation.ipynb #b85c509f
 def curriculum_dataset(cur: Curriculum):
@@ -495,7 +512,7 @@ def curriculum_reward(cur: Curriculum, reward_fn, threshold: float = 1.0):
     "Wrap a TRL reward function so each scored episode also updates `cur` (success: reward >= `threshold`)."
     def fn(prompts, completions, task=None, **kw):
         scores = reward_fn(prompts, completions, task=task, **kw)
-        for t, s in zip(task, scores): cur.update(Task.from_dict(json.loads(t)), s is not None and s >= threshold)
+        for t, s in zip(load_tasks(task), scores): cur.update(t, s is not None and s >= threshold)
         cur.log()
         return scores
     fn.__name__ = getattr(reward_fn, "__name__", "reward")
@@ -522,6 +539,7 @@ class SyntheticLearner:
         self.skill += self.rate * sum(w for t, w in zip(tasks, wins) if t.difficulty["level"] >= self.skill - 1)
         self.plan.clear()
 
+# %% ../nbs/14b_simulation.ipynb #bf34e026
 def run_curriculum(cur: Curriculum, policy, steps: int = 100, batch: int = 8, limits: Limits = Limits(max_steps=6, max_turns=2)) -> list[dict]:
     "Train-like loop: sample a batch, play it live, grade by final state, update the curriculum (and a learner); returns the history."
     for _ in range(steps):

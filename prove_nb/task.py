@@ -13,8 +13,8 @@ from pathlib import Path
 from .core import user_msg
 
 # %% auto #0
-__all__ = ['JSON_TYPES', 'OUTPUTS', 'Turn', 'Task', 'task_record', 'load_tasks', 'write_atomic', 'save_tasks', 'held_output',
-           'is_output', 'remove', 'publish', 'staged_dir']
+__all__ = ['JSON_TYPES', 'NESTED', 'OUTPUTS', 'Turn', 'Task', 'task_record', 'load_tasks', 'write_atomic', 'save_tasks',
+           'held_output', 'is_output', 'remove', 'publish', 'staged_dir']
 
 # %% ../nbs/05b_task.ipynb #8d4b06f1
 @dataclass
@@ -83,6 +83,11 @@ class Task:
         return [c for t in self.turns for st in t.gold or [] for c in st]
 
     @property
+    def tool_combination(self) -> tuple:
+        "The sorted names of the tools its successful gold calls use: what a test split holds out and a held-out view is cut by."
+        return tuple(sorted({c["name"] for c in self.gold_call_dicts if not c.get("expect_error")}))
+
+    @property
     def system_messages(self) -> list[dict]:
         "The system message, when the task has one."
         return [{"role": "system", "content": self.system}] if self.system else []
@@ -107,9 +112,18 @@ def task_record(line: str, where: str) -> Task:
         raise ValueError(f"{where}: expected 'turns' to be a list of objects, each with a 'user' request")
     return Task.from_dict(d)
 
+NESTED = ("servers", "tools", "turns", "deps", "states")  # the columns a HF dataset row may hold as JSON strings
+
+def _task_of(x, where: str) -> Task:
+    "A `Task` as it is, a JSON line, a record, or a dataset row: its `task` column, or record columns (nested ones maybe JSON)."
+    if isinstance(x, Task): return x
+    if isinstance(x, str): return task_record(x, where)
+    if x.get("task") is not None: return _task_of(x["task"], where)
+    return Task.from_dict({k: json.loads(v) if k in NESTED and isinstance(v, str) else v for k, v in x.items()})
+
 def load_tasks(tasks) -> list[Task]:
-    "The tasks of a tasks.jsonl file, of a folder holding one, or of a list of tasks or records; a bad line is a `ValueError` naming it."
-    if not isinstance(tasks, (str, os.PathLike)): return [t if isinstance(t, Task) else Task.from_dict(t) for t in tasks]
+    "The tasks of a tasks.jsonl file, of a folder holding one, or of a list or HF dataset of tasks, records, rows or JSON lines."
+    if not isinstance(tasks, (str, os.PathLike)): return [_task_of(t, f"task {i}") for i, t in enumerate(tasks)]
     p = Path(tasks)
     if p.is_dir(): p = p / "tasks.jsonl"
     with open(p, encoding="utf-8") as f: return [task_record(line, f"{p} line {i}") for i, line in enumerate(f, 1) if line.strip()]

@@ -179,7 +179,7 @@ def test_vf_eval_runs_prove_env_against_the_library_policy_server(tmp_path):
 @pytest.mark.skipif(not (VF / "vf-eval").exists(), reason="verifiers lives in its own environment (it pins mcp==2.0.0): run `make verifiers-env` first")
 def test_vf_eval_scores_smollm2_like_the_library(tmp_path):
     "SmolLM2 served by the library, evaluated by verifiers' CLI: every rollout's reward is the library's score of its transcript."
-    from prove_nb.rollout import HFPolicy, load_model
+    from prove_nb.lm import HFPolicy, load_model
     tasks = sample()
     with serve_streaming_policy(HFPolicy(*load_model(), max_new_tokens=48)) as srv:
         r = vf_eval(tmp_path, srv.url, "-n", "2", "--env.agent.max-turns", "3")

@@ -9,7 +9,8 @@ import pytest
 from prove_nb.core import ToolCall, assistant_msg
 from prove_nb.endpoint import serve_policy, tau2_pass_k
 from prove_nb.evaluate import evaluate, pass_hat_k, pass_k, policy_from_name, tiny_policy, write_report
-from prove_nb.rollout import Limits, OpenAIPolicy, ScriptedPolicy, gold_policy, gold_reply, noop_policy
+from prove_nb.rollout import Limits, ScriptedPolicy, gold_policy, gold_reply, noop_policy
+from prove_nb.lm import OpenAIPolicy
 from prove_nb.server import load_server, replay_gold
 from prove_nb.task import Task, Turn, save_tasks
 

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest, yaml
 from transformers import AutoTokenizer
 
-from prove_nb.rollout import Limits, gold_policy, prepare_tokenizer, rollout_batch, smollm2_path
+from prove_nb.rollout import Limits, gold_policy, rollout_batch
+from prove_nb.lm import prepare_tokenizer, smollm2_path
 from prove_nb.scale import (CompletionsPolicy, MCPPool, RemoteWorld, check_accelerate_config, chatml_tokenizer, cpu_check_config,
                             free_port, multi_gpu_args, remote_worlds, serve_http)
 from prove_nb.server import World, load_server
@@ -227,12 +228,12 @@ def test_gpu_check_code_path_on_cpu(tmp_path):
 # ----------------------------------------------------------------------------------------------- CPU benchmark
 def test_learn_cpu_views_hold_out_states_and_combinations():
     "The recipe's views: deterministic; seen combinations on unseen world seeds; unseen combinations never trained on; gold replays."
-    from prove_nb.grpo import HELD_SEEDS, RECIPE_LIMITS, TRAIN_SEEDS, recipe_tasks, tool_combination, world_index
+    from prove_nb.grpo import HELD_SEEDS, RECIPE_LIMITS, TRAIN_SEEDS, recipe_tasks, world_index
     views = recipe_tasks(300, 20, seed=3)
     assert records(views) == records(recipe_tasks(300, 20, seed=3)) and len(views["sft"]) == 20
-    trained = {tool_combination(t) for t in views["sft"] + views["grpo"]}
+    trained = {t.tool_combination for t in views["sft"] + views["grpo"]}
     assert all(world_index(t) in TRAIN_SEEDS for t in views["sft"] + views["grpo"]) and all(world_index(t) in HELD_SEEDS for t in views["seen_combinations"])
-    assert {tool_combination(t) for t in views["seen_combinations"]} <= trained and not trained & {tool_combination(t) for t in views["unseen_combinations"]}
+    assert {t.tool_combination for t in views["seen_combinations"]} <= trained and not trained & {t.tool_combination for t in views["unseen_combinations"]}
     held = views["seen_combinations"][:10] + views["unseen_combinations"][:10]
     trajs = rollout_batch(held, gold_policy(), RECIPE_LIMITS)  # gold completes every held-out task within the recipe's limits
     assert all(tr.final_hash == t.gold_state_hash for tr, t in zip(trajs, held))
@@ -255,18 +256,6 @@ def test_learn_cpu_paired_interval():
     g = learn_cpu.paired(a, b, "success")
     assert g["gain"] == 0.5 and g["better"] == 20 and g["worse"] == 0 and 0.3 < g["ci95"][0] < 0.5 < g["ci95"][1] <= 0.7
 
-def test_learn_cpu_prescreen_reuses_known_rates(tmp_path):
-    "--prescreen-from: candidates an earlier screening of the same checkpoint rated keep their rates; only the new ones play."
-    import learn_cpu
-    tasks = [deposit_task(0, "ACC-1001"), deposit_task(1, "ACC-1002")]
-    got = learn_cpu.prescreen("smollm2-135m", tasks, k=1, seed=0, known={tasks[0].id: 0.25, "not-a-candidate": 1.0})
-    assert list(got["rates"]) == [t.id for t in tasks] and got["rates"][tasks[0].id] == 0.25 and got["rates"][tasks[1].id] in (0.0, 1.0)
-    assert (got["reused"], got["edge"]) == (1, 1)
-    (tmp_path / "p.json").write_text(json.dumps({"k": 4, "rates": {"a": 0.5}, "checkpoint": "ck"}))
-    assert learn_cpu.known_rates(str(tmp_path / "p.json"), 4, "ck") == {"a": 0.5} and learn_cpu.known_rates(None, 4, "ck") == {}
-    for k, ck in ((2, "ck"), (4, "other")):
-        with pytest.raises(SystemExit, match="prescreen-from"): learn_cpu.known_rates(str(tmp_path / "p.json"), k, ck)
-
 def test_learn_cpu_runs_reads_every_evaluated_run():
     "bench/learn_cpu_runs.py: one row per result file with a paired seen view, in run order; the paired standard error from won/lost counts."
     import learn_cpu_runs as lr
@@ -276,50 +265,6 @@ def test_learn_cpu_runs_reads_every_evaluated_run():
     s = lr.summary(rows)
     assert s["runs"] == len(rows) and s["positive"] + s["negative"] <= len(rows) and s["target_met"] == sum(r["met"] for r in rows)
     assert lr.table(rows).count("\n") == len(rows) + 1
-
-def test_sampled_policy_pairs_per_task_means():
-    "bench/sampled_policy.py compares two models' per-task means over the same ids: both means and the paired differences."
-    import sampled_policy
-    rec = lambda s, c: {"success": s, "prove": s / 2, "calls": c, "at_limit": float(c >= 3)}
-    before = {"a": rec(0.25, 3), "b": rec(0.0, 2), "c": rec(1.0, 1)}
-    after = {"a": rec(0.75, 2), "b": rec(0.0, 3), "c": rec(1.0, 1), "unused": rec(0.0, 3)}
-    got = sampled_policy.compare(before, after, ["a", "b", "c"])
-    assert got["n"] == 3 and got["sft"]["success"] == round(1.25 / 3, 4) and got["sft+grpo"]["success"] == round(1.75 / 3, 4)
-    assert (got["paired"]["success"]["better"], got["paired"]["success"]["worse"]) == (1, 0) and got["paired"]["calls"]["gain"] == 0
-    assert got["sft"]["at_limit"] == got["sft+grpo"]["at_limit"] == round(1 / 3, 4)
-
-def test_sampled_policy_keeps_known_records():
-    "--sft-from: the records an earlier check holds are kept, in the tasks' order; a different k is refused."
-    import sampled_policy
-    from types import SimpleNamespace
-    tasks = [SimpleNamespace(id=i) for i in ("b", "a")]
-    known = {"k": 8, "per_task": {"a": {"success": 0.5}, "b": {"success": 0.0}, "c": {"success": 1.0}}}
-    got = sampled_policy.play_reusing("no-model-needed", "sft", tasks, 8, 1, known)
-    assert got == {"k": 8, "reused": 2, "per_task": {"b": {"success": 0.0}, "a": {"success": 0.5}}}
-    with pytest.raises(SystemExit, match="k=8"): sampled_policy.play_reusing("m", "sft", tasks, 4, 1, known)
-
-def test_sampled_policy_splits_trained_from_untrained(tmp_path):
-    "The trained set is the grpo stage's task list when it has one, else the pre-screened edge; untrained candidates follow in pool order."
-    import sampled_policy
-    from types import SimpleNamespace
-    pool = [SimpleNamespace(id=i) for i in "abcdef"]
-    (tmp_path / "stage_grpo.json").write_text(json.dumps({"checkpoint": "ck", "tasks": ["a", "b"]}))
-    assert sampled_policy.split_candidates(tmp_path, pool, 3) == ({"a", "b"}, {"c", "d", "e"})
-    (tmp_path / "stage_grpo.json").write_text(json.dumps({"checkpoint": "ck"}))  # an older run: the edge of its pre-screening
-    (tmp_path / "stage_prescreen.json").write_text(json.dumps({"rates": {"b": 0.0, "c": 0.5, "e": 1.0, "f": 0.25}}))
-    assert sampled_policy.split_candidates(tmp_path, pool) == ({"c", "f"}, {"b", "e"})
-    (tmp_path / "stage_prescreen.json").unlink()
-    with pytest.raises(SystemExit, match="--screened"): sampled_policy.split_candidates(tmp_path, pool)  # not the whole pool, silently
-
-def test_learn_cpu_picks_the_first_tasks_of_a_kind():
-    "--grpo-kind K --grpo-tasks N trains on the first N tasks of kind K in pool order; without a kind, the first N of any."
-    import learn_cpu
-    from prove_nb.grpo import recipe_tasks, task_kind
-    grpo = recipe_tasks(300, 20, seed=3)["grpo"]
-    writes = learn_cpu.first_of_kind(grpo, "2-call write", 4)
-    assert [t.id for t in writes] == [t.id for t in grpo if task_kind(t) == "2-call write"][:4] and len(writes) == 4
-    assert learn_cpu.first_of_kind(grpo, None, 5) == grpo[:5] and learn_cpu.first_of_kind(grpo, None, None) == grpo
-    assert learn_cpu.first_of_kind(grpo, "9-call read", 3) == []
 
 def test_unfinished_episodes_keep_a_share_of_the_trained_rewards():
     "With unfinished=k, an episode cut off at the step limit before replying keeps k of its trained rewards only; finished ones keep theirs."
@@ -339,28 +284,6 @@ def test_unfinished_episodes_keep_a_share_of_the_trained_rewards():
     assert all("stopped at the step limit before replying: keeps 0 of its reward" in c["prove"].reasons for c in cut)
     assert all(s["prove"].total > 0 for s in play(Limits(max_steps=2, max_turns=1), 0.0))  # gold replies at step 2: finished, not cut
 
-def test_learn_cpu_screens_only_state_changing_tasks_when_asked():
-    "SCREEN 'state_changing' keeps the first PRESCREEN tasks whose gold state differs from the seed state, in order; 'all' keeps the first PRESCREEN."
-    import learn_cpu
-    from prove_nb.grpo import recipe_tasks
-    grpo = recipe_tasks(300, 20, seed=3)["grpo"]
-    writes = learn_cpu.screen_candidates(grpo, {"screen": "state_changing", "prescreen": 6})
-    assert len(writes) == 6 and all(map(learn_cpu.changes_state, writes))
-    assert [t.id for t in writes] == [t.id for t in grpo if learn_cpu.changes_state(t)][:6]
-    assert learn_cpu.screen_candidates(grpo, {"screen": "all", "prescreen": 6}) == grpo[:6]
-    assert learn_cpu.screen_candidates(grpo, {"screen": "all", "prescreen": 6}, block=1) == grpo[6:12]  # a --grpo-seed replicate's candidates
-
-def test_learn_cpu_stratified_screening_takes_each_kind_in_turn():
-    "SCREEN 'stratified' cycles through the kinds of task (gold calls, state change), each in pool order, so no kind crowds out the rest."
-    import learn_cpu
-    from prove_nb.grpo import recipe_tasks
-    grpo = recipe_tasks(300, 20, seed=3)["grpo"]
-    picked = learn_cpu.screen_candidates(grpo, {"screen": "stratified", "prescreen": 8})
-    kinds = list(dict.fromkeys(map(learn_cpu.task_kind, grpo)))
-    assert len(kinds) >= 3 and [learn_cpu.task_kind(t) for t in picked[:len(kinds)]] == kinds
-    for k in kinds: assert [t for t in picked if learn_cpu.task_kind(t) == k] == [t for t in grpo if learn_cpu.task_kind(t) == k][:sum(learn_cpu.task_kind(t) == k for t in picked)]
-    assert learn_cpu.round_robin([1, 2, 3, 4, 5, 6], lambda x: x % 3 == 0) == [1, 3, 2, 6, 4, 5]
-
 def test_learn_cpu_counts_solved_tasks_by_kind():
     "solved_by_kind: per kind of task, how many a view holds and how many each model solved."
     import learn_cpu
@@ -370,3 +293,48 @@ def test_learn_cpu_counts_solved_tasks_by_kind():
     got = learn_cpu.solved_by_kind(per, seen)
     assert sum(k["n"] for k in got.values()) == sum(k["sft"] for k in got.values()) == 8 and sum(k["sft+grpo"] for k in got.values()) == 1
     assert got[task_kind(seen[0])]["sft+grpo"] == 1 and set(got) == {task_kind(t) for t in seen}
+
+def test_learn_cpu_results_pair_seeds_and_controls_on_one_checkpoint(tmp_path, monkeypatch):
+    "results(): the mean over GRPO seeds per task against SFT, each seed and control paired, records of another SFT checkpoint left out, pending arms named."
+    import learn_cpu
+    from types import SimpleNamespace
+    ids = [f"t{i}" for i in range(20)]
+    views = {"seen_combinations": [SimpleNamespace(id=i, gold_call_dicts=[{}], turns=[]) for i in ids]}
+    rec = lambda wins, calls=1.0: {i: {"success": float(j < wins), "state": 1.0, "prove": 0.5, "calls": calls, "tokens": 1, "stop": "answered", "write": False}
+                                   for j, i in enumerate(ids)}
+    arms = {"sft": (rec(4), None), "grpo_seed0": (rec(8), "fp"), "grpo_seed1": (rec(6), "fp"), "shuffled_seed0": (rec(5), "fp"), "rft": (rec(10), "other")}
+    for a, (per, fp) in arms.items():
+        (tmp_path / f"stage_{a}.json").write_text(json.dumps({"checkpoint": "ck", **({"sft": fp} if fp else {}), "stage_s": 1.0}))
+        (tmp_path / f"eval_{a}_seen_combinations.json").write_text(json.dumps(per))
+        (tmp_path / f"stage_eval_{a}_seen_combinations.json").write_text(json.dumps(learn_cpu.view_metrics(per) | {"eval_s": 1, "gen_tok_s": 1}))
+    monkeypatch.setattr(learn_cpu, "solved_by_kind", lambda per, tasks: {})  # the stand-in tasks have no worlds
+    res = learn_cpu.results(tmp_path, {}, views, {"checkpoint": "ck", "fingerprint": "fp", "stage_s": 1.0}, {}, {})
+    seen = res["seen_combinations"]
+    assert seen["paired"]["success"]["gain"] == 0.15 and seen["seeds_in_mean"] == ["grpo_seed0", "grpo_seed1"]  # (0.4 + 0.3) / 2 - 0.2
+    assert [(s["seed"], s["seen_gain"]) for s in res["seeds"]] == [(0, 0.2), (1, 0.1)]
+    assert res["controls"]["shuffled"] == [{"seed": 0, "seen_gain": 0.05, "seen_ci95": seen["shuffled_seed0"]["paired"]["success"]["ci95"]}]
+    assert "rft" not in res["controls"] and "rft" not in res["arms"]  # trained from another SFT checkpoint: not paired
+    assert "grpo_seed2 seen_combinations" in res["pending"] and "grpo_seed0 seen_combinations" not in res["pending"] and res["target_met"] is False
+    assert [r[0] for r in learn_cpu.forest_rows(res)] == ["GRPO, mean of seeds", "grpo_seed0", "grpo_seed1", "shuffled_seed0"]
+    assert learn_cpu.table(res).count("| seen_combinations |") == 5
+
+def test_learn_cpu_refuses_unknown_arms_and_views():
+    import learn_cpu
+    for argv, what in ((["--arms", "grpo"], "--arms: unknown arm 'grpo'"), (["--views", "seen"], "--views: unknown view 'seen'")):
+        with pytest.raises(SystemExit, match=what): learn_cpu.main(["--quick", *argv])
+
+def test_learn_cpu_records_bundle_round_trips(tmp_path):
+    "keep_records bundles a run's stage and evaluation records and curves into one file; seed_records unpacks it without overwriting."
+    import learn_cpu
+    run, again = tmp_path / "run", tmp_path / "again"
+    (run / "grpo_seed0").mkdir(parents=True); again.mkdir()
+    (run / "stage_sft.json").write_text(json.dumps({"checkpoint": "ck", "fingerprint": "fp"}))
+    (run / "eval_sft_seen_combinations.json").write_text(json.dumps({"t1": {"success": 1.0}}))
+    (run / "results.json").write_text("{}")
+    (run / "grpo_seed0" / "metrics.jsonl").write_text(json.dumps({"step": 1, "reward": 0.5}) + "\n")
+    learn_cpu.keep_records(run, tmp_path / "2026-12-06_x.json")
+    (again / "stage_sft.json").write_text(json.dumps({"checkpoint": "mine"}))
+    learn_cpu.seed_records(again, tmp_path / "2026-12-06_x.json")
+    assert json.loads((again / "stage_sft.json").read_text()) == {"checkpoint": "mine"} and not (again / "results.json").exists()
+    assert json.loads((again / "eval_sft_seen_combinations.json").read_text()) == {"t1": {"success": 1.0}}
+    assert (again / "grpo_seed0" / "metrics.jsonl").read_text() == (run / "grpo_seed0" / "metrics.jsonl").read_text()

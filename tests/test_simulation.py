@@ -149,7 +149,8 @@ def test_curriculum_rows_feed_the_rollout_function(pool):
     from types import SimpleNamespace
     from transformers import AutoTokenizer
     from prove_nb.grpo import make_rollout_func
-    from prove_nb.rollout import gold_policy, prepare_tokenizer, smollm2_path
+    from prove_nb.rollout import gold_policy
+    from prove_nb.lm import prepare_tokenizer, smollm2_path
     from prove_nb.simulation import curriculum_dataset
     cur = Curriculum(pool, window=2)
     rows = [r for r, _ in zip(iter(curriculum_dataset(cur)), range(2)) for _ in range(2)]  # two tasks, groups of two

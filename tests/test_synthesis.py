@@ -1,5 +1,5 @@
 """Synthesis: tool graph, live-state sampler, state machine, grounded conversations verified by replay, splits, files."""
-import json, random, warnings
+import dataclasses, json, random, warnings
 from collections import Counter
 
 import pytest
@@ -7,10 +7,11 @@ from prove_nb.server import World, load_server
 from prove_nb.toolgraph import Edge, ToolGraph, chains, sample_context, usable_servers
 from prove_nb.synth.config import S, TRANSITIONS, SynthConfig, step
 from prove_nb.synth.dialogue import HANDLERS
-from prove_nb.synth.dataset import (Dedup, apply_teacher, combo, description_leak, error_rate, gold_messages, grounded,
+from prove_nb.synth.dataset import (Dedup, apply_teacher, description_leak, error_rate, grounded,
                                     leaks_description, masked_wording, replay,
                                     replay_tasks, repeated_wording, split_leaks, synthesize, write_dataset)
 from prove_nb.synth.realize import phrasing_problems
+from prove_nb.rollout import gold_messages
 from prove_nb.task import Task, Turn, load_tasks
 
 CFG = SynthConfig(workers=1)
@@ -103,8 +104,8 @@ def test_recovery_obeys_error_rate(every, bank):
 
 def test_splits_hold_out_combinations(bank):
     assert split_leaks(bank) == 0
-    train = {combo(t) for t in bank if t.split == "train"}
-    assert not any(combo(t) in train for t in bank if t.split == "test" and combo(t))
+    train = {t.tool_combination for t in bank if t.split == "train"}
+    assert not any(t.tool_combination in train for t in bank if t.split == "test" and t.tool_combination)
 
 def test_dedup_rejects_near_copies(bank):
     d = Dedup(0.7)
@@ -203,10 +204,13 @@ def test_requests_read_like_a_user(every, bank):
     twice = copy(fake); twice.turns *= 2
     assert repeated_wording([twice]) == 1.0 and repeated_wording([fake]) == 0.0
 
-def test_gold_messages_are_what_training_sees(bank):
-    from prove_nb.rollout import Limits, gold_policy, rollout
-    for t in [x for x in bank if x.gold_call_dicts][:10]:
-        assert gold_messages(t) == rollout(t, gold_policy(), Limits(max_steps=12)).messages
+def test_gold_messages_play_every_turn_and_step(bank):
+    "The gold conversation is the whole gold, past the default rollout limits (5 user turns, 6 steps a turn)."
+    t = copy(next(x for x in bank if x.gold_call_dicts))
+    t.turns = [dataclasses.replace(u, gold=(u.gold or []) * 4) for u in t.turns * 6]
+    msgs = gold_messages(t)
+    assert sum(m["role"] == "user" for m in msgs) == len(t.turns)
+    assert sum(m["role"] == "assistant" for m in msgs) == sum(len(u.gold) + 1 for u in t.turns)
 
 def test_teacher_endpoint_end_to_end(tmp_path, bank):
     "prove synth --teacher against a real OpenAI-compatible server (SmolLM2-135M behind serve_policy); a scripted endpoint shows both outcomes."

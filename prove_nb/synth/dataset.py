@@ -23,10 +23,9 @@ from ..task import Task, Turn, save_tasks, staged_dir
 
 # %% auto #0
 __all__ = ['distractors', 'choose_tools', 'category', 'record', 'converse', 'show_task', 'demo_tasks', 'replay', 'grounded',
-           'error_rate', 'rejection', 'call_set', 'Dedup', 'combo', 'assign_splits', 'split_leaks', 'ready_servers',
-           'run_block', 'synthesize', 'apply_teacher', 'gold_messages', 'leaks_description', 'masked_wording',
-           'description_leak', 'repeated_wording', 'replay_tasks', 'dataset_stats', 'to_hf', 'dataset_card',
-           'write_dataset', 'plot_stats']
+           'error_rate', 'rejection', 'call_set', 'Dedup', 'assign_splits', 'split_leaks', 'ready_servers', 'run_block',
+           'synthesize', 'apply_teacher', 'leaks_description', 'masked_wording', 'description_leak', 'repeated_wording',
+           'replay_tasks', 'dataset_stats', 'to_hf', 'dataset_card', 'write_dataset', 'plot_stats']
 
 # %% ../../nbs/06f_synth_dataset.ipynb #e06e26a7
 def _tokens(tool: str, spec) -> set: return set(tool.split("_")) | set(spec.params)
@@ -173,10 +172,6 @@ class Dedup:
         return True
 
 # %% ../../nbs/06f_synth_dataset.ipynb #92fd56d6
-def combo(task: dict) -> tuple:
-    "The sorted tool names of a task's successful gold calls: what the test split holds out."
-    return tuple(sorted({c["name"] for c in task.gold_call_dicts if not c.get("expect_error")}))
-
 def _unit(*parts) -> float:
     "A deterministic number in [0, 1) from the parts."
     import hashlib
@@ -185,16 +180,16 @@ def _unit(*parts) -> float:
 def assign_splits(tasks: list, seed: int, test_frac: float = 0.1, val_frac: float = 0.05) -> list:
     "Set each task's `split` in place (train / validation / test); test combinations never occur in train."
     for t in tasks:
-        c = combo(t)
+        c = t.tool_combination
         held = _unit(seed, "combo", *c) < test_frac if c else _unit(seed, "task", t.id) < test_frac
         t.split = "test" if held else "validation" if _unit(seed, "val", t.id) < val_frac / (1 - test_frac) else "train"
     train_servers = {s for t in tasks if t.split == "train" for s in t.servers}
-    trained = {n for t in tasks if t.split == "train" for n in combo(t)}
+    trained = {n for t in tasks if t.split == "train" for n in t.tool_combination}
     floor = sum(t.split == "test" for t in tasks) // 2  # a small run keeps at least half its test split
     for tool in sorted(n for s in train_servers for n in load_server(s).tools if n not in trained):
         for split in ("validation", "test"):
-            cs = sorted({combo(t) for t in tasks if t.split == split and tool in combo(t)}, key=lambda c: (len(c), c))
-            moving = [t for t in tasks if cs and combo(t) == cs[0]]
+            cs = sorted({t.tool_combination for t in tasks if t.split == split and tool in t.tool_combination}, key=lambda c: (len(c), c))
+            moving = [t for t in tasks if cs and t.tool_combination == cs[0]]
             if not cs or (split == "test" and sum(t.split == "test" for t in tasks) - len(moving) < floor): continue
             for t in moving: t.split = "train"
             trained |= set(cs[0])
@@ -203,8 +198,8 @@ def assign_splits(tasks: list, seed: int, test_frac: float = 0.1, val_frac: floa
 
 def split_leaks(tasks: list) -> int:
     "Number of test tasks whose (non-empty) tool combination also occurs in train."
-    train = {combo(t) for t in tasks if t.split == "train"}
-    return sum(1 for t in tasks if t.split == "test" and combo(t) and combo(t) in train)
+    train = {t.tool_combination for t in tasks if t.split == "train"}
+    return sum(1 for t in tasks if t.split == "test" and t.tool_combination and t.tool_combination in train)
 
 # %% ../../nbs/06f_synth_dataset.ipynb #54a3ed9b
 def ready_servers(names, seed: int, cfg: SynthConfig) -> list[str]:
@@ -294,20 +289,6 @@ def apply_teacher(tasks: list, teacher) -> Counter:
             cnt["teacher_dropped"] += 1; cnt[f"teacher_dropped:{why}"] += 1
     return cnt
 
-# %% ../../nbs/06f_synth_dataset.ipynb #18af8831
-def gold_messages(task: Task) -> list[dict]:
-    "The gold conversation exactly as SFT and GRPO see it (OpenAI chat format, tools passed apart), with tool results from real execution on a fresh world."
-    w = World.for_task(task)
-    msgs = task.system_messages
-    for n, t in enumerate(task.turns):
-        msgs.append(user_msg(t.user))
-        for k, st in enumerate(t.gold):
-            calls = [ToolCall(c["name"], c["arguments"], f"call_{n}_{k}_{i}") for i, c in enumerate(st)]
-            msgs.append(assistant_msg("", calls))
-            msgs += [tool_msg(c, w.run(c).text) for c in calls]
-        msgs.append(assistant_msg(t.answer or " ".join(t.answer_facts) or "Done."))
-    return msgs
-
 # %% ../../nbs/06f_synth_dataset.ipynb #c19a0002
 def _grams(text: str, n: int = 5) -> set:
     w = re.findall(r"[a-z0-9']+", text.lower())
@@ -359,7 +340,7 @@ def dataset_stats(tasks: list) -> dict:
     by = lambda key: dict(sorted(Counter(str(key(t)) for t in tasks).items()))
     train_servers = sorted({s for t in tasks if t.split == "train" for s in t.servers})
     all_tools = {x for s in train_servers for x in load_server(s).tools}
-    in_train = {x for t in tasks if t.split == "train" for x in combo(t)}
+    in_train = {x for t in tasks if t.split == "train" for x in t.tool_combination}
     calls = [len(t.gold_call_dicts) for t in tasks]
     return {"n": len(tasks), "executable_rate": rep["executable_rate"], "state_match_rate": rep["state_match_rate"],
             "grounded_rate": sum(map(grounded, tasks)) / n, "splits": by(lambda t: t.split), "categories": by(lambda t: t.category),
@@ -426,14 +407,14 @@ In the `hf/` DatasetDict the nested columns `tools`, `turns`, `deps` and `states
 messages (`system`, `user`, `assistant` with `tool_calls`, `tool`), the system prompt without any tool block. The
 tools are rendered once, by the chat template's `tools=` argument. The target template is ChatML with Qwen2.5-style
 tool calling (`<tools>` in the system turn, `<tool_call>{{"name", "arguments"}}</tool_call>` in assistant turns,
-`<tool_response>` for results): TRL's `qwen2_5_chat_template`, which `prove_nb.rollout.prepare_tokenizer` installs on
+`<tool_response>` for results): TRL's `qwen2_5_chat_template`, which `prove_nb.lm.prepare_tokenizer` installs on
 a tokenizer that has no tool-calling template (SmolLM2; Qwen2.5 tokenizers already have it).
 
 ## Loading
 ```python
 from prove_nb.task import load_tasks
-from prove_nb.synth.dataset import gold_messages
-from prove_nb.rollout import chat_view, load_model
+from prove_nb.rollout import gold_messages
+from prove_nb.lm import chat_view, load_model
 tasks = load_tasks("tasks.jsonl")          # or: datasets.load_from_disk("hf")
 messages = gold_messages(tasks[0])         # the full gold conversation, tool results included
 model, tok = load_model("smollm2-135m")    # its tokenizer gets the ChatML tool-calling template
@@ -464,7 +445,7 @@ def plot_stats(tasks: list, title: str = ""):
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(1, 4, figsize=(18, 4))
     servers = sorted({s for t in tasks for s in t.servers})
-    used = {x for t in tasks for x in combo(t)}
+    used = {x for t in tasks for x in t.tool_combination}
     tot = [len(load_server(s).tools) for s in servers]
     cov = [len(used & set(load_server(s).tools)) for s in servers]
     ax[0].barh(servers, tot, color="#dddddd", label="tools"); ax[0].barh(servers, cov, color="#4c72b0", label="used in gold")
