@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
+from prove_nb.core import mean
 from prove_nb.evaluate import run_trials
 from prove_nb.grpo import (RECIPE_GRPO, RECIPE_LIMITS, RECIPE_MAX_NEW, changes_state, paired_gain, plot_learning, recipe_tasks,
                            rft_conversations, task_kind, forest_plot)
@@ -52,10 +53,6 @@ SIZES = {
 LIMITS, MAX_NEW, EVAL_BATCH = RECIPE_LIMITS, RECIPE_MAX_NEW, 10
 VIEWS = ("seen_combinations", "unseen_combinations", "sampled")
 ARM = re.compile(r"^(sft|rft|more_sft|(grpo|shuffled|outcome)_seed(\d+))$")
-
-def mean(xs) -> float:
-    xs = list(xs)
-    return sum(xs) / len(xs) if xs else 0.0
 
 def make_views(cfg: dict, seed: int) -> dict:
     "The recipe's SFT and GRPO tasks and its held-out views, cut to this size (`sampled`: the first seen-view tasks)."
@@ -83,9 +80,9 @@ def stage(out: Path, name: str, run, resume: bool) -> dict:
 # ------------------------------------------------------------------------------------------------------- evaluate
 def view_metrics(per: dict) -> dict:
     "Summary of one model's per-task records on one view."
-    return {"n": len(per), "success": mean(p["success"] for p in per.values()), "success_state_only": mean(p["state"] for p in per.values()),
-            "success_state_changing": mean(p["success"] for p in per.values() if p["write"]), "n_state_changing": sum(p["write"] for p in per.values()),
-            "prove": mean(p["prove"] for p in per.values()), "calls_per_task": mean(p["calls"] for p in per.values()),
+    return {"n": len(per), "success": mean((p["success"] for p in per.values()), 0.0), "success_state_only": mean((p["state"] for p in per.values()), 0.0),
+            "success_state_changing": mean((p["success"] for p in per.values() if p["write"]), 0.0), "n_state_changing": sum(p["write"] for p in per.values()),
+            "prove": mean((p["prove"] for p in per.values()), 0.0), "calls_per_task": mean((p["calls"] for p in per.values()), 0.0),
             "stops": dict(Counter(p["stop"] for p in per.values()))}
 
 def evaluate(name: str, model_path: str, tasks: list, view: str, out: Path, samples: int = 1) -> dict:
@@ -119,7 +116,7 @@ def paired(a: dict, b: dict, key: str) -> dict:
 
 def seeds_mean(records: list) -> dict:
     "Per-task records averaged over several seeds' records of the same tasks."
-    return {i: {k: mean(r[i][k] for r in records) for k in ("success", "state", "prove", "calls")} for i in records[0]}
+    return {i: {k: mean((r[i][k] for r in records), 0.0) for k in ("success", "state", "prove", "calls")} for i in records[0]}
 
 # ------------------------------------------------------------------------------------------------------- arms
 def train_arm(arm: str, views: dict, cfg: dict, sft: dict, out: Path, resume: bool, minutes: float) -> dict:
@@ -194,7 +191,7 @@ def results(out: Path, cfg: dict, views: dict, sft: dict, machine: dict, seconds
     res["pending"] = [f"{a} {v}" for a in wanted for v in VIEWS if (a, v) not in per]
     band = max([c["seen_gain"] for c in res["controls"]["shuffled"] if c["seen_gain"] is not None], default=None)
     seen = [s["seen_gain"] for s in res["seeds"] if s["seen_gain"] is not None]
-    res["target_met"] = bool(len(seen) >= 3 and band is not None and mean(seen) >= 0.08 and all(x > max(0, band) for x in seen)
+    res["target_met"] = bool(len(seen) >= 3 and band is not None and mean(seen, 0.0) >= 0.08 and all(x > max(0, band) for x in seen)
                              and res["seen_combinations"]["paired"]["calls_per_task"]["gain"] <= 0)
     return res
 

@@ -22,7 +22,7 @@ from .task import Task
 __all__ = ['UNFINISHED', 'LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'RECIPE_MAX_NEW',
            'RECIPE_BUDGET', 'RECIPE_GRPO', 'tagged_prompt', 'grpo_dataset', 'episode_tokens', 'fit_budget',
            'trained_state', 'sampling_policy', 'score_episodes', 'scale_unfinished', 'informative', 'calls_gap',
-           'calls_push', 'make_rollout_func', 'episode_reward', 'lora_config', 'JsonlLogger', 'TimeBudget',
+           'calls_push', 'make_rollout_func', 'episode_reward', 'lora_config', 'Callback', 'JsonlLogger', 'TimeBudget',
            'plot_metrics', 'reward_names', 'GRPOSettings', 'grpo_config', 'train_grpo', 'world_index', 'changes_state',
            'task_kind', 'recipe_tasks', 'rft_conversations', 'paired_gain', 'graded_gains', 'moving_average',
            'plot_learning', 'forest_plot', 'recipe_run', 'before_after']
@@ -191,21 +191,21 @@ def lora_config(rank: int):
     from peft import LoraConfig
     return LoraConfig(task_type="CAUSAL_LM", r=rank, lora_alpha=2 * rank, target_modules=LORA_TARGETS)
 
-class JsonlLogger:
-    "A trainer callback writing each log row to a JSONL file."
-    def __init__(self, path): self.path = Path(path); self.path.write_text("")
-    def __getattr__(self, name):  # every other TrainerCallback event is a no-op
+class Callback:
+    "A trainer callback whose events are no-ops unless a subclass defines them."
+    def __getattr__(self, name):
         if name.startswith("on_"): return lambda *a, **k: None
         raise AttributeError(name)
+
+class JsonlLogger(Callback):
+    "A trainer callback writing each log row to a JSONL file."
+    def __init__(self, path): self.path = Path(path); self.path.write_text("")
     def on_log(self, args, state, control, logs=None, **kw):
         with self.path.open("a") as f: f.write(json.dumps({"step": state.global_step, **(logs or {})}) + "\n")
 
-class TimeBudget:
+class TimeBudget(Callback):
     "A trainer callback that stops training after the step that passes `seconds` of wall-clock time."
     def __init__(self, seconds: float): self.seconds, self.start = seconds, time.monotonic()
-    def __getattr__(self, name):  # every other TrainerCallback event is a no-op
-        if name.startswith("on_"): return lambda *a, **k: None
-        raise AttributeError(name)
     def on_step_end(self, args, state, control, **kw):
         if time.monotonic() - self.start > self.seconds: control.should_training_stop = True
         return control
@@ -343,7 +343,7 @@ def rft_conversations(tasks: list[Task], policy, k: int = 4, limits: Limits = RE
     for s in range(0, len(jobs), batch_size):
         chunk = jobs[s:s + batch_size]
         for t, tr in zip(chunk, rollout_batch(chunk, policy, limits)):
-            if grade(t, tr, ())["success"] and tr.n_calls < best.get(t.id, (99, None))[0]: best[t.id] = (tr.n_calls, tr.messages)
+            if grade(t, tr, ())["success"] and tr.n_calls < best.get(t.id, (float("inf"),))[0]: best[t.id] = (tr.n_calls, tr.messages)
     return {i: m for i, (_, m) in best.items()}
 
 # %% ../nbs/10_grpo.ipynb #85ce69f6
