@@ -61,7 +61,8 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "grpo_settings.json"))
     a = ap.parse_args()
     import torch
-    from prove_nb.grpo import RECIPE_GRPO, grpo_dataset, lora_config, make_rollout_func, recipe_tasks, reward_names
+    from prove_nb.grpo import grpo_dataset, lora_config, make_rollout_func, reward_names
+    from prove_nb.recipe import RECIPE_GRPO, recipe_tasks
     from prove_nb.grpo_step import Episode
     from prove_nb.lm import HFPolicy, compute_facts, load_model, native_bfloat16
     t0, load = time.time(), os.getloadavg()[0]

@@ -48,7 +48,8 @@ NEW_RUNNER = r'''
 import json, resource, sys, time
 from dataclasses import replace
 cfg = json.loads(sys.argv[1])
-from prove_nb.grpo import RECIPE_GRPO, train_grpo
+from prove_nb.grpo import train_grpo
+from prove_nb.recipe import RECIPE_GRPO
 from prove_nb.task import load_tasks
 tasks = load_tasks(cfg["tasks"])
 t0 = time.perf_counter()
@@ -105,7 +106,7 @@ def main():
     ap.add_argument("--table", action="store_true", help="print the markdown table of the JSON at --out, run nothing")
     a = ap.parse_args()
     if a.table: return print(table(json.loads(Path(a.out).read_text())))
-    from prove_nb.grpo import recipe_tasks
+    from prove_nb.recipe import recipe_tasks
     from prove_nb.lm import compute_facts
     from prove_nb.task import save_tasks
     work = Path(tempfile.mkdtemp(prefix="grpo_throughput_"))

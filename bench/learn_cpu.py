@@ -1,10 +1,10 @@
 """Learning beyond noise on a CPU: SFT -> SFT+GRPO on held-out tasks against a shuffled-advantage floor, RFT and more SFT.
 
-SmolLM2-135M-Instruct, the recipe of `prove_nb.grpo` (short one-turn tasks of 3 tools, live servers), every arm from one
+SmolLM2-135M-Instruct, the `RECIPE` of `prove_nb.recipe` (short one-turn tasks of 3 tools, live servers), every arm from one
 SFT checkpoint and evaluated on the same held-out tasks:
 
   sft              SFT on SFT_TASKS gold conversations (trained once, fingerprinted, reused by every arm)
-  grpo_seedS       GRPO (`RECIPE_GRPO`: 4 tasks a step in groups of 4, PROVE + outcome, a cut-off episode earns 0) over the
+  grpo_seedS       GRPO (`RECIPE.grpo`: 4 tasks a step in groups of 4, PROVE + outcome, a cut-off episode earns 0) over the
                    GRPO pool, each task drawn about once; groups whose rollouts all score alike are dropped and replaced by
                    fresh tasks (no pre-screening); GRPO_STEPS steps or GRPO_MINUTES of wall-clock, whichever comes first
   shuffled_seedS   the same GRPO with each group's advantages permuted among its rollouts: the noise floor
@@ -31,7 +31,7 @@ and the bundle of the run's records, bench/results/learn_cpu/<date>_<name>.json.
 """
 import argparse, hashlib, json, os, re, shutil, sys, time
 from collections import Counter
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,27 +39,27 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
 from prove_nb.core import mean
-from prove_nb.evaluate import run_trials
-from prove_nb.grpo import (RECIPE_GRPO, RECIPE_LIMITS, RECIPE_MAX_NEW, changes_state, paired_gain, plot_learning, recipe_tasks,
-                           rft_conversations, task_kind, forest_plot)
 from prove_nb.lm import HFPolicy, compute_facts, load_model
+from prove_nb.recipe import (RECIPE, Recipe, changes_state, forest_plot, paired_gain, plot_learning, recipe_sft, recipe_tasks, recipe_trials,
+                             rft_conversations, task_kind)
 
-SIZES = {
-    "quick": dict(pool=400, seen=6, unseen=4, sampled_tasks=3, samples=2, sft_tasks=16, sft_steps=4, grpo_tasks=16, grpo_steps=2, grpo_minutes=10,
-                  group=2, tasks_per_step=2, rft_tasks=4, rft_k=2),
-    "full": dict(pool=3000, seen=150, unseen=100, sampled_tasks=50, samples=4, sft_tasks=288, sft_steps=72, grpo_tasks=400, grpo_steps=40, grpo_minutes=60,
-                 group=4, tasks_per_step=4, rft_tasks=150, rft_k=4),
+RECIPES = {  # the recipe each size runs (`eval_tasks`: the seen view)
+    "quick": replace(RECIPE, pool=400, sft_tasks=16, sft_steps=4, grpo_tasks=16, eval_tasks=6, grpo=replace(RECIPE.grpo, steps=2, group=2, tasks_per_step=2, max_minutes=10)),
+    "full": replace(RECIPE, grpo=replace(RECIPE.grpo, max_minutes=60)),
 }
-LIMITS, MAX_NEW, EVAL_BATCH = RECIPE_LIMITS, RECIPE_MAX_NEW, 10
+SIZES = {  # what the benchmark adds to its recipe: the other views and the RFT arm
+    "quick": dict(unseen=4, sampled_tasks=3, samples=2, rft_tasks=4, rft_k=2),
+    "full": dict(unseen=100, sampled_tasks=50, samples=4, rft_tasks=150, rft_k=4),
+}
 VIEWS = ("seen_combinations", "unseen_combinations", "sampled")
 ARM = re.compile(r"^(sft|rft|more_sft|(grpo|shuffled|outcome)_seed(\d+))$")
 
-def make_views(cfg: dict, seed: int) -> dict:
-    "The recipe's SFT and GRPO tasks and its held-out views, cut to this size (`sampled`: the first seen-view tasks)."
-    v = recipe_tasks(cfg["pool"], cfg["sft_tasks"], seed)
-    seen = v["seen_combinations"][:cfg["seen"]]
-    return {"sft": v["sft"], "grpo": v["grpo"][:cfg["grpo_tasks"]], "fresh_sft": v["grpo"][cfg["grpo_tasks"]:], "seen_combinations": seen,
-            "unseen_combinations": v["unseen_combinations"][:cfg["unseen"]], "sampled": seen[:cfg["sampled_tasks"]]}
+def make_views(r: Recipe, sizes: dict) -> dict:
+    "The recipe's SFT and GRPO tasks and its held-out views, cut to this size (`fresh_sft`: GRPO tasks past its pool; `sampled`: the first seen-view tasks)."
+    v = recipe_tasks(r.pool, r.sft_tasks, r.seed)
+    seen = v["seen_combinations"][:r.eval_tasks]
+    return {"sft": v["sft"], "grpo": v["grpo"][:r.grpo_tasks], "fresh_sft": v["grpo"][r.grpo_tasks:], "seen_combinations": seen,
+            "unseen_combinations": v["unseen_combinations"][:sizes["unseen"]], "sampled": seen[:sizes["sampled_tasks"]]}
 
 def fingerprint(checkpoint) -> str:
     "The first 12 hex digits of the sha256 of a checkpoint's weights."
@@ -85,14 +85,11 @@ def view_metrics(per: dict) -> dict:
             "prove": mean((p["prove"] for p in per.values()), 0.0), "calls_per_task": mean((p["calls"] for p in per.values()), 0.0),
             "stops": dict(Counter(p["stop"] for p in per.values()))}
 
-def evaluate(name: str, model_path: str, tasks: list, view: str, out: Path, samples: int = 1) -> dict:
+def evaluate(r: Recipe, name: str, model_path: str, tasks: list, view: str, out: Path, samples: int = 1) -> dict:
     "A view's tasks played by the model at `model_path` (greedy, or `samples` times at temperature 1): per-task means kept in `out`, and the summary."
-    model, tok = load_model(model_path, dtype="auto")
-    model.eval()
     tasks = sorted(tasks, key=lambda t: len(json.dumps(t.tools)) + len(t.turns[0].user))  # less padding
     t0 = time.perf_counter()
-    policy = HFPolicy(model, tok, MAX_NEW, 1.0 if samples > 1 else 0.0, name=name)
-    rows = run_trials(tasks, policy, samples, LIMITS, rewards=("prove",), batch_size=EVAL_BATCH)
+    rows = recipe_trials(r, tasks, model_path, name, samples)
     wall = time.perf_counter() - t0
     per = {t.id: {"success": 0.0, "state": 0.0, "prove": 0.0, "calls": 0.0, "tokens": 0, "stop": None, "write": changes_state(t)} for t in tasks}
     for r in rows:
@@ -119,38 +116,34 @@ def seeds_mean(records: list) -> dict:
     return {i: {k: mean((r[i][k] for r in records), 0.0) for k in ("success", "state", "prove", "calls")} for i in records[0]}
 
 # ------------------------------------------------------------------------------------------------------- arms
-def train_arm(arm: str, views: dict, cfg: dict, sft: dict, out: Path, resume: bool, minutes: float) -> dict:
+def train_arm(arm: str, views: dict, r: Recipe, sizes: dict, sft: dict, out: Path) -> dict:
     "Train one arm from the SFT checkpoint: its checkpoint, what it trained on, and the SFT fingerprint it started from."
     from prove_nb.grpo import train_grpo
-    from prove_nb.sft import train_sft
     m, base = ARM.match(arm), {"sft": sft["fingerprint"]}
     if m.group(2):
         kind, seed = m.group(2), int(m.group(3))
-        st = replace(RECIPE_GRPO, model=sft["checkpoint"], steps=cfg["grpo_steps"], max_minutes=minutes, group=cfg["group"],
-                     tasks_per_step=cfg["tasks_per_step"], seed=seed, shuffle_advantages=kind == "shuffled",
-                     reward="outcome" if kind == "outcome" else RECIPE_GRPO.reward, monitor=("prove",) if kind == "outcome" else ())
+        st = replace(r.grpo, model=sft["checkpoint"], seed=seed, shuffle_advantages=kind == "shuffled",
+                     reward="outcome" if kind == "outcome" else r.grpo.reward, monitor=("prove",) if kind == "outcome" else ())
         ck = train_grpo(views["grpo"], str(out / arm), st).resolve()
         rows = [json.loads(l) for l in (out / arm / "metrics.jsonl").read_text().splitlines() if l.strip()]
         steps = [r for r in rows if "reward" in r]
-        played = sum(cfg["tasks_per_step"] + r.get("groups/resampled", 0) - r.get("groups/repeats", 0) for r in steps)
+        played = sum(st.tasks_per_step + r.get("groups/resampled", 0) - r.get("groups/repeats", 0) for r in steps)
         return base | {"checkpoint": str(ck), "steps": len(steps), "distinct_tasks": int(played), "settings": {"reward": st.reward, "shuffled": st.shuffle_advantages,
                        "lr": st.lr, "group": st.group, "tasks_per_step": st.tasks_per_step, "unfinished": st.unfinished, "resample": st.resample}}
     if arm == "rft":
         model, tok = load_model(sft["checkpoint"], dtype="auto")
-        tasks = views["grpo"][:cfg["rft_tasks"]]
-        convs = rft_conversations(tasks, HFPolicy(model.eval(), tok, MAX_NEW, 1.0, name="sft"), cfg["rft_k"], LIMITS)
+        tasks = views["grpo"][:sizes["rft_tasks"]]
+        convs = rft_conversations(tasks, HFPolicy(model.eval(), tok, r.grpo.max_new_tokens, 1.0, name="sft"), sizes["rft_k"], r.grpo.limits)
         kept = [t for t in tasks if t.id in convs]
         del model
-        ck = train_sft(kept, str(out / arm), model=sft["checkpoint"], steps=max(1, len(kept) // 4), lr=1e-4, batch_size=4, max_length=1536,
-                       conversations=[convs[t.id] for t in kept])
-        return base | {"checkpoint": str(ck.resolve()), "tasks": len(tasks), "samples": cfg["rft_k"], "kept": len(kept)}
+        ck = recipe_sft(r, kept, out / arm, model=sft["checkpoint"], steps=max(1, len(kept) // r.sft_batch), conversations=[convs[t.id] for t in kept])
+        return base | {"checkpoint": str(ck.resolve()), "tasks": len(tasks), "samples": sizes["rft_k"], "kept": len(kept)}
     if arm == "more_sft":  # as long as the first GRPO arm trained (else the budget), at the SFT stage's pace
         grpo = out / "stage_grpo_seed0.json"
-        budget = json.loads(grpo.read_text())["stage_s"] if grpo.exists() else minutes * 60
-        steps = max(1, round(budget / (sft["stage_s"] / cfg["sft_steps"])))
-        ck = train_sft(views["fresh_sft"][:4 * steps], str(out / arm), model=sft["checkpoint"], steps=steps, lr=1e-4, batch_size=4, max_length=1536,
-                       seed=0, max_result_chars=LIMITS.max_result_chars)
-        return base | {"checkpoint": str(ck.resolve()), "steps": steps, "conversations": 4 * steps}
+        budget = json.loads(grpo.read_text())["stage_s"] if grpo.exists() else r.grpo.max_minutes * 60
+        steps = max(1, round(budget / (sft["stage_s"] / r.sft_steps)))
+        ck = recipe_sft(r, views["fresh_sft"][:r.sft_batch * steps], out / arm, model=sft["checkpoint"], steps=steps)
+        return base | {"checkpoint": str(ck.resolve()), "steps": steps, "conversations": r.sft_batch * steps}
     raise SystemExit(f"unknown arm {arm!r}")
 
 # ------------------------------------------------------------------------------------------------------- results
@@ -243,8 +236,10 @@ def main(argv=None):
     for k in ("sft_tasks", "sft_steps", "grpo_tasks", "grpo_steps", "seen", "unseen", "sampled_tasks"): ap.add_argument("--" + k.replace("_", "-"), type=int, help="override the size's value")
     a = ap.parse_args(argv)
     size = "quick" if a.quick else "full"
-    cfg = {**SIZES[size], **{k: v for k, v in vars(a).items() if k in SIZES[size] and v is not None}}
-    minutes = a.grpo_minutes or cfg["grpo_minutes"]
+    r, sizes = RECIPES[size], {**SIZES[size], **{k: v for k, v in vars(a).items() if k in SIZES[size] and v is not None}}
+    given = lambda k, default: default if getattr(a, k) is None else getattr(a, k)
+    r = replace(r, seed=a.seed, sft_tasks=given("sft_tasks", r.sft_tasks), sft_steps=given("sft_steps", r.sft_steps), grpo_tasks=given("grpo_tasks", r.grpo_tasks),
+                eval_tasks=given("seen", r.eval_tasks), grpo=replace(r.grpo, steps=given("grpo_steps", r.grpo.steps), max_minutes=given("grpo_minutes", r.grpo.max_minutes)))
     arms, views_wanted = [x for x in a.arms.split(",") if x], [x for x in a.views.split(",") if x]
     for x in arms:
         if not ARM.match(x) or x == "sft": raise SystemExit(f"--arms: unknown arm {x!r} (grpo_seedS, shuffled_seedS, outcome_seedS, rft, more_sft)")
@@ -253,13 +248,12 @@ def main(argv=None):
     out = Path(a.out or ROOT / "runs" / f"learn_cpu-{size}").resolve(); out.mkdir(parents=True, exist_ok=True)
     seed_records(out, a.records)
     resume = not a.no_resume
-    from prove_nb.sft import train_sft
     t_all, machine = time.perf_counter(), compute_facts()
     print("machine: " + json.dumps(machine), flush=True)
-    views = make_views(cfg, a.seed)
+    views = make_views(r, sizes)
     print("tasks: " + ", ".join(f"{k} {len(v)}" for k, v in views.items()), flush=True)
     def sft_stage():
-        ck = train_sft(views["sft"], str(out / "sft"), steps=cfg["sft_steps"], lr=1e-4, batch_size=4, max_length=1536, seed=a.seed, max_result_chars=LIMITS.max_result_chars)
+        ck = recipe_sft(r, views["sft"], out / "sft")
         return {"checkpoint": str(Path(ck).resolve())}
     sft = stage(out, "sft", sft_stage, resume)
     if not Path(sft["checkpoint"]).exists():  # recorded in another session: retrain from the same data and seed, and compare fingerprints
@@ -272,19 +266,19 @@ def main(argv=None):
     print(f"SFT {sft['checkpoint']} ({sft['fingerprint']})", flush=True)
     models = {"sft": sft["checkpoint"]}
     for arm in arms:
-        rec = stage(out, arm, lambda arm=arm: train_arm(arm, views, cfg, sft, out, resume, minutes), resume)
+        rec = stage(out, arm, lambda arm=arm: train_arm(arm, views, r, sizes, sft, out), resume)
         if rec.get("sft") != sft["fingerprint"] or not Path(rec["checkpoint"]).exists():
-            rec = stage(out, arm, lambda arm=arm: train_arm(arm, views, cfg, sft, out, resume, minutes), False)
+            rec = stage(out, arm, lambda arm=arm: train_arm(arm, views, r, sizes, sft, out), False)
         models[arm] = rec["checkpoint"]
         print(f"{arm}: " + json.dumps({k: v for k, v in rec.items() if k not in ("checkpoint", "settings")}), flush=True)
     for v in views_wanted:
         for m, path in models.items():
-            samples = cfg["samples"] if v == "sampled" else 1
+            samples = sizes["samples"] if v == "sampled" else 1
             f = out / f"stage_eval_{m}_{v}.json"
             if f.exists() and json.loads(f.read_text()).get("sft") not in (None, sft["fingerprint"]): f.unlink()
-            stage(out, f"eval_{m}_{v}", lambda m=m, v=v, path=path, samples=samples: evaluate(m, path, views[v], v, out, samples) | {"sft": sft["fingerprint"]}, resume)
+            stage(out, f"eval_{m}_{v}", lambda m=m, v=v, path=path, samples=samples: evaluate(r, m, path, views[v], v, out, samples) | {"sft": sft["fingerprint"]}, resume)
     seconds = {p.stem.removeprefix("stage_"): json.loads(p.read_text()).get("stage_s") for p in sorted(out.glob("stage_*.json"))}
-    res = results(out, cfg, views, sft, machine, seconds | {"this_invocation": round(time.perf_counter() - t_all, 1)})
+    res = results(out, {"recipe": asdict(r), **sizes}, views, sft, machine, seconds | {"this_invocation": round(time.perf_counter() - t_all, 1)})
     (out / "results.json").write_text(json.dumps(res, indent=1))
     curves = {a: out / a / "metrics.jsonl" for a in res["arms"] if (out / a / "metrics.jsonl").exists()}
     if curves: plot_learning(curves, out / "curves.png", window=5, keys=("reward", "calls_per_episode"))

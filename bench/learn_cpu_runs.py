@@ -35,7 +35,7 @@ def lever(d: dict) -> str:
     ps = d.get("prescreen") or {}
     parts = [f"reward {d.get('reward') or 'prove+outcome'}", f"beta {d.get('grpo_beta')}" if d.get("grpo_beta") is not None else "beta 0",
              f"prescreen {ps['tasks']} ({ps['edge']} edge)" if ps else "no prescreen"]
-    cfg, full = d.get("config") or {}, learn_cpu.SIZES["full"]
+    cfg, full = d.get("config") or {}, vars(learn_cpu.RECIPES["full"])
     if any(k in cfg and cfg[k] != full[k] for k in ("sft_tasks", "sft_steps")): parts.insert(0, f"SFT {cfg['sft_tasks']} conversations, {cfg['sft_steps']} steps")
     if d.get("grpo_tasks"): parts.append(f"{d['grpo_tasks']} GRPO tasks" + (f" of kind {d['grpo_kind']}" if d.get("grpo_kind") else ""))
     if d.get("guide"): parts.append("guided")

@@ -5,10 +5,10 @@
 # %% ../nbs/16_demo.ipynb #a6656c0d
 from __future__ import annotations
 import json, os, sys, time
-from dataclasses import dataclass, asdict, replace
+from dataclasses import dataclass, asdict, field, replace
 from pathlib import Path
 
-from .grpo import RECIPE_GRPO, RECIPE_LIMITS, RECIPE_MAX_NEW
+from .recipe import RECIPE, Recipe, graded_gains, plot_learning, recipe_sft, recipe_tasks, recipe_trials
 
 # %% auto #0
 __all__ = ['DEMO_SIZES', 'VIEWS', 'STAGES', 'DemoSizes', 'demo_mcp_session', 'stage_servers', 'stage_synth', 'load_view',
@@ -17,21 +17,14 @@ __all__ = ['DEMO_SIZES', 'VIEWS', 'STAGES', 'DemoSizes', 'demo_mcp_session', 'st
 # %% ../nbs/16_demo.ipynb #7d8610c5
 @dataclass
 class DemoSizes:
-    "Sizes of every stage of the demo."
-    tasks: int = 600          # synthesized by the recipe: one turn, one or two calls, three tools of one server
+    "Sizes of every stage of the demo: the learning recipe's, the reward audit's and BFCL's."
+    recipe: Recipe = field(default_factory=lambda: replace(RECIPE, pool=600, sft_tasks=48, sft_steps=12, eval_tasks=24,  # about one SFT epoch
+                                                           grpo=replace(RECIPE.grpo, steps=5, tasks_per_step=2)))
     audit_tasks: int = 100
-    sft_tasks: int = 48       # about one epoch at 12 steps of 4 (those over 1,536 tokens are left out)
-    sft_steps: int = 12
-    grpo_steps: int = 5
-    group: int = 4            # rollouts of each task
-    tasks_per_step: int = 2   # tasks (groups) in each GRPO step
-    resample: int = 1         # one more draw when a group's rewards all agree (no advantage to learn from)
-    eval_tasks: int = 24      # held-out tasks of tool combinations seen in training, on unseen world seeds
     bfcl_tasks: int = 1       # a multi-turn BFCL entry takes the 135M model about 4 minutes
-    max_new_tokens: int = RECIPE_MAX_NEW
 
-DEMO_SIZES = {"small": DemoSizes(), "tiny": DemoSizes(tasks=200, audit_tasks=20, sft_tasks=8, sft_steps=2, grpo_steps=1, group=2, tasks_per_step=1, resample=0,
-                                          eval_tasks=4, bfcl_tasks=1, max_new_tokens=24)}
+DEMO_SIZES = {"small": DemoSizes(), "tiny": DemoSizes(replace(RECIPE, pool=200, sft_tasks=8, sft_steps=2, eval_tasks=4, grpo=replace(
+    RECIPE.grpo, steps=1, group=2, tasks_per_step=1, resample=0, max_new_tokens=24)), audit_tasks=20)}
 
 # %% ../nbs/16_demo.ipynb #5a373c32
 VIEWS = ("sft", "grpo", "seen_combinations", "unseen_combinations")
@@ -67,12 +60,12 @@ def stage_servers(out: Path, sc: DemoSizes) -> dict:
     diff = demo_mcp_session("banking")
     return {"mcp_session_changed_tables": sorted(diff)}
 
+# %% ../nbs/16_demo.ipynb #32622050
 def stage_synth(out: Path, sc: DemoSizes) -> dict:
     "Synthesize the recipe's tasks, write them as a dataset with its views, and replay their gold calls."
-    from prove_nb.grpo import recipe_tasks
     from prove_nb.synth.dataset import write_dataset, replay_tasks
     t = time.perf_counter()
-    views = recipe_tasks(sc.tasks, sc.sft_tasks)
+    views = recipe_tasks(sc.recipe.pool, sc.recipe.sft_tasks, sc.recipe.seed)
     tasks = [t for v in VIEWS for t in views[v]]
     stats = write_dataset(tasks, out / "data", 0, time.perf_counter() - t, overwrite=True)  # a demo run replaces its own last run
     (out / "data" / "views.json").write_text(json.dumps({v: [t.id for t in views[v]] for v in VIEWS}))
@@ -90,32 +83,29 @@ def stage_audit(out: Path, sc: DemoSizes) -> dict:
     from prove_nb.policies import policy_scores, policy_table
     return {"policy_means": policy_table(policy_scores(load_view(out, "unseen_combinations")[: sc.audit_tasks]))}
 
+# %% ../nbs/16_demo.ipynb #8157edef
 def stage_sft(out: Path, sc: DemoSizes) -> dict:
-    from prove_nb.sft import train_sft
-    ck = train_sft(load_view(out, "sft"), out / "sft", steps=sc.sft_steps, batch_size=4, lr=1e-4, max_length=1536,
-                   max_result_chars=RECIPE_LIMITS.max_result_chars)
+    "SFT as the recipe trains it, on the dataset's SFT view."
+    ck = recipe_sft(sc.recipe, load_view(out, "sft"), out / "sft")
     losses = [h["loss"] for h in json.loads((out / "sft" / "sft_log.json").read_text()) if "loss" in h]
     return {"checkpoint": str(ck), "loss_first": losses[0], "loss_last": losses[-1]}
 
 def stage_grpo(out: Path, sc: DemoSizes) -> dict:
+    "GRPO from the SFT checkpoint on the dataset's GRPO view, and its reward curve."
     from prove_nb.grpo import train_grpo
-    ck = train_grpo(load_view(out, "grpo"), out / "grpo", replace(RECIPE_GRPO, model=str(out / "sft" / "checkpoint"), steps=sc.grpo_steps, group=sc.group,
-                                                                  tasks_per_step=sc.tasks_per_step, resample=sc.resample, max_new_tokens=sc.max_new_tokens))
-    from prove_nb.grpo import plot_learning
+    ck = train_grpo(load_view(out, "grpo")[:sc.recipe.grpo_tasks], out / "grpo", replace(sc.recipe.grpo, model=str(out / "sft" / "checkpoint")))
     plot_learning({"PROVE + outcome": out / "grpo" / "metrics.jsonl"}, out / "grpo" / "curve.png", window=3)
     rows = [json.loads(l) for l in (out / "grpo" / "metrics.jsonl").read_text().splitlines() if l.strip()]
     return {"checkpoint": str(ck), "reward_by_step": [round(r["reward"], 3) for r in rows if "reward" in r], "curve": str(out / "grpo" / "curve.png")}
 
+# %% ../nbs/16_demo.ipynb #57dbaa28
 def stage_eval(out: Path, sc: DemoSizes) -> dict:
     "Base, SFT and SFT+GRPO on held-out tasks, and SFT -> SFT+GRPO task by task with bootstrap intervals."
-    from prove_nb.evaluate import run_trials, summarize
-    from prove_nb.grpo import graded_gains
-    from prove_nb.lm import HFPolicy, load_model
-    tasks = load_view(out, "seen_combinations")[: sc.eval_tasks]
+    from prove_nb.evaluate import summarize
+    tasks = load_view(out, "seen_combinations")[: sc.recipe.eval_tasks]
     rows, res = {}, {}
-    for name, path in (("base", "smollm2-135m"), ("sft", str(out / "sft" / "checkpoint")), ("sft+grpo", str(out / "grpo" / "checkpoint"))):
-        m, tok = load_model(path, dtype="auto")
-        rows[name] = run_trials(tasks, HFPolicy(m, tok, sc.max_new_tokens, name=name), 1, RECIPE_LIMITS, ("prove",), batch_size=10, progress=True)
+    for name, path in (("base", "smollm2-135m"), ("sft", out / "sft" / "checkpoint"), ("sft+grpo", out / "grpo" / "checkpoint")):
+        rows[name] = recipe_trials(sc.recipe, tasks, path, name, progress=True)
         rep = summarize(rows[name], tasks, 1, name)
         res[name] = {k: rep[k] for k in ("success", "calls_per_task", "tokens_per_task", "seconds_per_task")} | {"prove": rep["rewards"]["prove"]["mean"]}
     res["paired"] = graded_gains(rows["sft"], rows["sft+grpo"])
@@ -127,7 +117,7 @@ def stage_bfcl(out: Path, sc: DemoSizes) -> dict:
     from prove_nb.lm import HFPolicy, load_model
     m, tok = load_model(str(out / "grpo" / "checkpoint"))
     runs = {"gold": run_bfcl("gold", "multi_turn_base", None, out / "bfcl" / "gold"),
-            "sft+grpo": run_bfcl(HFPolicy(m, tok, sc.max_new_tokens, name="sft+grpo"), "multi_turn_base", sc.bfcl_tasks, out / "bfcl" / "sft_grpo")}
+            "sft+grpo": run_bfcl(HFPolicy(m, tok, sc.recipe.grpo.max_new_tokens, name="sft+grpo"), "multi_turn_base", sc.bfcl_tasks, out / "bfcl" / "sft_grpo")}
     return {name: {"accuracy": r["accuracy"], "correct": r["correct"], "total": r["total"]} for name, r in runs.items()}
 
 STAGES = {"servers": stage_servers, "synthesis": stage_synth, "reward audit": stage_audit, "sft": stage_sft,

@@ -11,7 +11,7 @@ from pathlib import Path
 # rollout_func is TRL's experimental hook and every GRPO path here plays live episodes through it (CPU, Unsloth, multi-GPU)
 warnings.filterwarnings("ignore", message="You are using 'rollout_func'")
 
-from .rewards import RewardResult, align_completion, get_reward, gold_hash
+from .rewards import RewardResult, align_completion, get_reward
 from .lm import HFPolicy, native_bfloat16, episode_token_record, load_model, release_memory, torch_dtype
 from .rollout import SAMPLED, Limits, gold_policy, rollout_batch
 from .server import World
@@ -19,13 +19,10 @@ from .sft import ensure_logprob_kernel
 from .task import Task
 
 # %% auto #0
-__all__ = ['UNFINISHED', 'LORA_TARGETS', 'RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'RECIPE_MAX_NEW',
-           'RECIPE_BUDGET', 'RECIPE_GRPO', 'tagged_prompt', 'grpo_dataset', 'episode_tokens', 'fit_budget',
-           'trained_state', 'sampling_policy', 'score_episodes', 'scale_unfinished', 'informative', 'calls_gap',
-           'calls_push', 'make_rollout_func', 'episode_reward', 'lora_config', 'Callback', 'JsonlLogger', 'TimeBudget',
-           'plot_metrics', 'reward_names', 'GRPOSettings', 'grpo_config', 'train_grpo', 'world_index', 'changes_state',
-           'task_kind', 'recipe_tasks', 'rft_conversations', 'paired_gain', 'graded_gains', 'moving_average',
-           'plot_learning', 'forest_plot', 'recipe_run', 'before_after']
+__all__ = ['UNFINISHED', 'LORA_TARGETS', 'tagged_prompt', 'grpo_dataset', 'episode_tokens', 'fit_budget', 'trained_state',
+           'sampling_policy', 'score_episodes', 'scale_unfinished', 'informative', 'calls_gap', 'calls_push',
+           'make_rollout_func', 'episode_reward', 'lora_config', 'Callback', 'JsonlLogger', 'TimeBudget',
+           'plot_metrics', 'reward_names', 'GRPOSettings', 'grpo_config', 'train_grpo']
 
 # %% ../nbs/10_grpo.ipynb #858b8a1a
 def tagged_prompt(t: Task) -> list[dict]:
@@ -298,123 +295,3 @@ def train_grpo(tasks: list[Task], out_dir: str, settings: GRPOSettings = GRPOSet
     (trainer.model.merge_and_unload() if st.lora_rank else trainer.model).save_pretrained(str(ck)); tok.save_pretrained(str(ck))
     plot_metrics(out / "metrics.jsonl", out / "rewards.png", [f"{n}/" for n in (*names, *st.monitor)])
     return ck
-
-# %% ../nbs/10_grpo.ipynb #059b1318
-RECIPE_SYNTH = dict(tools_per_server=3, p_distractors=0.0, p_cross_server=0.0, test_frac=0.25, max_turns=1)
-TRAIN_SEEDS, HELD_SEEDS = range(0, 6), range(6, 8)
-RECIPE_LIMITS = Limits(max_steps=3, max_turns=1, max_result_chars=1500)  # training and held-out evaluation alike
-RECIPE_MAX_NEW = 128  # new tokens a step: 13% of the recipe's gold tool calls are longer than 60 tokens
-RECIPE_BUDGET = 2048  # completion tokens: the longest gold episode has 1,628; three replies and two 800-token results fit
-RECIPE_GRPO = GRPOSettings(reward="prove+outcome", group=4, tasks_per_step=4, lr=2e-5, warmup_steps=2, scale_rewards="none", resample=1,
-                           unfinished=0.0, limits=RECIPE_LIMITS, max_new_tokens=RECIPE_MAX_NEW, max_completion=RECIPE_BUDGET)
-
-def world_index(task: Task) -> int:
-    "Which of its synthesis run's world seeds a task plays on (synthesis seed s uses worlds 8s .. 8s+7)."
-    from prove_nb.synth.config import SynthConfig
-    return task.seed % SynthConfig.world_seeds
-
-def changes_state(task: Task) -> bool:
-    "Whether a task's gold final state differs from its seed state."
-    return World.for_task(task).hash() != gold_hash(task)
-
-def task_kind(task: Task) -> str:
-    "A task's kind: how many gold calls, and whether it changes the state ('1-call read', '2-call write', ...)."
-    return f"{len(task.gold_call_dicts)}-call {'write' if changes_state(task) else 'read'}"
-
-def recipe_tasks(n: int, n_sft: int, seed: int = 0) -> dict:
-    "SFT and GRPO tasks (world seeds 0-5 of the run) and the two held-out views, from one synthesis of `n` short tasks."
-    from prove_nb.synth.config import SynthConfig
-    from prove_nb.synth.dataset import synthesize
-    tasks = synthesize(n, seed=seed, depth_min=1, depth_max=2, config=SynthConfig(**RECIPE_SYNTH), progress=False)
-    train = [t for t in tasks if t.split == "train" and world_index(t) in TRAIN_SEEDS]
-    random.Random(seed).shuffle(train)
-    trained = {t.tool_combination for t in train}
-    return {"sft": train[:n_sft], "grpo": train[n_sft:],
-            "seen_combinations": [t for t in tasks if t.split == "train" and world_index(t) in HELD_SEEDS and t.tool_combination in trained],
-            "unseen_combinations": [t for t in tasks if t.split == "test"]}
-
-# %% ../nbs/10_grpo.ipynb #c4e1a002
-def rft_conversations(tasks: list[Task], policy, k: int = 4, limits: Limits = RECIPE_LIMITS, batch_size: int = 8, seed: int = 0) -> dict:
-    "Rejection sampling: `k` attempts at each task by `policy`, and the conversation of each task's successful attempt with the fewest calls, by task id."
-    import torch
-    from prove_nb.evaluate import grade
-    torch.manual_seed(seed)
-    jobs, best = [t for _ in range(k) for t in tasks], {}
-    for s in range(0, len(jobs), batch_size):
-        chunk = jobs[s:s + batch_size]
-        for t, tr in zip(chunk, rollout_batch(chunk, policy, limits)):
-            if grade(t, tr, ())["success"] and tr.n_calls < best.get(t.id, (float("inf"),))[0]: best[t.id] = (tr.n_calls, tr.messages)
-    return {i: m for i, (_, m) in best.items()}
-
-# %% ../nbs/10_grpo.ipynb #85ce69f6
-def paired_gain(before: list, after: list, n_boot: int = 10000, seed: int = 0) -> dict:
-    "Mean of `after - before` over paired per-task values, a 95% bootstrap interval, and how many went up (`better`) and down (`worse`)."
-    d = [float(b) - float(a) for a, b in zip(before, after, strict=True)]
-    rng, mean = random.Random(seed), lambda xs: sum(xs) / len(xs)
-    boots = sorted(mean(rng.choices(d, k=len(d))) for _ in range(n_boot))
-    return {"gain": round(mean(d), 4), "ci95": [round(boots[int(0.025 * n_boot)], 4), round(boots[int(0.975 * n_boot) - 1], 4)],
-            "better": sum(x > 0 for x in d), "worse": sum(x < 0 for x in d), "n": len(d)}
-
-def graded_gains(before: list, after: list) -> dict:
-    "`paired_gain` of success, PROVE reward and calls between two runs of graded attempts on the same tasks."
-    measures = {"success": lambda r: r["success"], "prove": lambda r: r["rewards"]["prove"], "calls_per_task": lambda r: r["calls"]}
-    return {k: paired_gain(list(map(f, before)), list(map(f, after))) for k, f in measures.items()}
-
-# %% ../nbs/10_grpo.ipynb #f0bef513
-def moving_average(xs: list, window: int = 5) -> list:
-    "Mean of each value and the `window - 1` before it (fewer at the start)."
-    return [sum(xs[max(0, i - window + 1):i + 1]) / len(xs[max(0, i - window + 1):i + 1]) for i in range(len(xs))]
-
-def plot_learning(runs: dict, out_png=None, window: int = 5, keys=("reward", "calls_per_episode")):
-    "Each run's (name -> metrics.jsonl) `keys` by step, raw and as a moving average; returns the figure, closed, to `display`."
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, len(keys), figsize=(5 * len(keys), 3.5))
-    for ax, k in zip(axes, keys):
-        for i, (name, path) in enumerate(runs.items()):
-            rows = [r for l in Path(path).read_text().splitlines() if l.strip() and k in (r := json.loads(l))]
-            steps, ys = [r["step"] for r in rows], [r[k] for r in rows]
-            ax.plot(steps, ys, "o", ms=3, alpha=0.35, color=f"C{i}")
-            ax.plot(steps, moving_average(ys, window), "-", color=f"C{i}", label=f"{name} ({window}-step mean)")
-        ax.set_xlabel("GRPO step"); ax.set_title(k); ax.legend(fontsize=7)
-    fig.tight_layout()
-    if out_png: fig.savefig(out_png)
-    plt.close(fig)  # shown once, where the caller displays it
-    return fig
-
-# %% ../nbs/10_grpo.ipynb #f0bef602
-def forest_plot(rows: list, out_png=None):
-    "A forest plot of `(label, gain, [lo, hi])` rows in points of success, zero marked; returns the figure, closed, to `display`."
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6, 0.4 * len(rows) + 1))
-    for y, (label, g, (lo, hi)) in enumerate(reversed(rows)):
-        ax.errorbar(100 * g, y, xerr=[[100 * (g - lo)], [100 * (hi - g)]], fmt="o", capsize=3, color="C3" if "shuffled" in label else "C0")
-    ax.set_yticks(range(len(rows)), [r[0] for r in reversed(rows)]); ax.axvline(0, color="grey", lw=0.8)
-    ax.set_xlabel("success gain over SFT, points (95% CI)"); fig.tight_layout()
-    if out_png: fig.savefig(out_png)
-    plt.close(fig)
-    return fig
-
-# %% ../nbs/10_grpo.ipynb #d22ca9a5
-def recipe_run(out_dir, views: dict, sft_steps: int, grpo: GRPOSettings, eval_tasks: int) -> dict:
-    "SFT, GRPO from it (`grpo`'s settings), and both on the held-out `seen_combinations`: checkpoints, graded rows and paired gains."
-    from prove_nb.evaluate import run_trials
-    from prove_nb.sft import train_sft
-    out = Path(out_dir)
-    sft = train_sft(views["sft"], str(out / "sft"), steps=sft_steps, batch_size=4, lr=1e-4, max_length=1536,
-                    max_result_chars=RECIPE_LIMITS.max_result_chars)
-    ck = train_grpo(views["grpo"], str(out / "grpo"), replace(grpo, model=str(sft)))
-    tasks, rows = views["seen_combinations"][:eval_tasks], {}
-    for name, path in (("sft", sft), ("sft+grpo", ck)):
-        m, tok = load_model(str(path), dtype="auto")
-        rows[name] = run_trials(tasks, HFPolicy(m, tok, grpo.max_new_tokens, name=name), 1, grpo.limits, ("prove",), batch_size=10)
-    return {"sft": sft, "grpo": ck, "rows": rows, "paired": graded_gains(rows["sft"], rows["sft+grpo"])}
-
-def before_after(run: dict):
-    "A table of the held-out means per model and the paired gains."
-    import pandas as pd
-    mean = lambda xs: sum(xs) / len(xs)
-    t = pd.DataFrame({m: {"success": mean([r["success"] for r in rows]), "PROVE": mean([r["rewards"]["prove"] for r in rows]),
-                          "calls/task": mean([r["calls"] for r in rows])} for m, rows in run["rows"].items()}).T.round(3).astype(object)
-    g = run["paired"]
-    t.loc["gain (95% CI)"] = [f"{g[k]['gain']:+.3f} [{g[k]['ci95'][0]:+.3f}, {g[k]['ci95'][1]:+.3f}]" for k in ("success", "prove", "calls_per_task")]
-    return t

@@ -3,7 +3,8 @@ import math, random
 import pytest
 import torch
 
-from prove_nb.grpo import RECIPE_BUDGET, RECIPE_LIMITS, episode_tokens, make_rollout_func, grpo_dataset, recipe_tasks
+from prove_nb.grpo import episode_tokens, make_rollout_func, grpo_dataset
+from prove_nb.recipe import RECIPE_BUDGET, RECIPE_LIMITS, recipe_tasks
 from prove_nb.grpo_step import Episode, grouped_backward, plain_loss
 from prove_nb.rollout import SAMPLED, Reply, gold_policy, gold_reply, rollout_batch
 from prove_nb.lm import HFPolicy, _own_text, episode_token_record, load_model

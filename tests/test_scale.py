@@ -228,7 +228,7 @@ def test_gpu_check_code_path_on_cpu(tmp_path):
 # ----------------------------------------------------------------------------------------------- CPU benchmark
 def test_learn_cpu_views_hold_out_states_and_combinations():
     "The recipe's views: deterministic; seen combinations on unseen world seeds; unseen combinations never trained on; gold replays."
-    from prove_nb.grpo import HELD_SEEDS, RECIPE_LIMITS, TRAIN_SEEDS, recipe_tasks, world_index
+    from prove_nb.recipe import HELD_SEEDS, RECIPE_LIMITS, TRAIN_SEEDS, recipe_tasks, world_index
     views = recipe_tasks(300, 20, seed=3)
     assert records(views) == records(recipe_tasks(300, 20, seed=3)) and len(views["sft"]) == 20
     trained = {t.tool_combination for t in views["sft"] + views["grpo"]}
@@ -287,7 +287,7 @@ def test_unfinished_episodes_keep_a_share_of_the_trained_rewards():
 def test_learn_cpu_counts_solved_tasks_by_kind():
     "solved_by_kind: per kind of task, how many a view holds and how many each model solved."
     import learn_cpu
-    from prove_nb.grpo import recipe_tasks, task_kind
+    from prove_nb.recipe import recipe_tasks, task_kind
     seen = recipe_tasks(300, 20, seed=3)["seen_combinations"][:8]
     per = {"sft": {t.id: {"success": 1} for t in seen}, "sft+grpo": {t.id: {"success": int(i == 0)} for i, t in enumerate(seen)}}
     got = learn_cpu.solved_by_kind(per, seen)

@@ -250,7 +250,7 @@ def test_synthesis_digest():
     assert _digest(synthesize(40, seed=0, config=CFG, progress=False)) == "f3e436c4c20b20ff5af44bb1f598d6644ed626f49943cb911ee00bc2e8c164c4"
 
 def test_recipe_synthesis_digest():
-    "The learning recipe's short one-turn tasks (the config of `prove_nb.grpo.RECIPE_SYNTH`, held here as it was recorded)."
+    "The learning recipe's short one-turn tasks (the config of `prove_nb.recipe.RECIPE_SYNTH`, held here as it was recorded)."
     recipe = dict(tools_per_server=3, p_distractors=0.0, p_cross_server=0.0, test_frac=0.25, max_turns=1)
     tasks = synthesize(24, seed=0, depth_min=1, depth_max=2, config=SynthConfig(**recipe, workers=1), progress=False)
     assert _digest(tasks) == "bede8effbc57995ba66283b2cd5d0c39138fe9cd3a0f280c78701a09ee7feadc"

@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Callable
 
+from fastcore.basics import patch
+
 # %% auto #0
 __all__ = ['GROUPS', 'TRANSITIONS', 'SynthConfig', 'S', 'weight', 'step', 'draw_machine']
 
@@ -20,46 +22,30 @@ class SynthConfig:
     refresh_every: int = 25             # conversations per block: the sampling context's filter memory is reset per block
     workers: int = 2                    # processes (blocks are independent, so output does not depend on it)
     # query states
-    p_complete: float = 0.6
-    p_missing: float = 0.2
-    p_minimal: float = 0.2
-    p_ambiguous: float = 0.12
-    p_irrelevant: float = 0.05
-    p_missing_function: float = 0.04
+    p_complete: float = 0.6; p_missing: float = 0.2; p_minimal: float = 0.2
+    p_ambiguous: float = 0.12; p_irrelevant: float = 0.05; p_missing_function: float = 0.04
     # tool execution and continuation
-    p_failure: float = 0.2
-    p_retry: float = 0.6
+    p_failure: float = 0.2; p_retry: float = 0.6
     p_alternative: float = 2.0          # against 1 for reporting: used when the refusal names another tool that works
-    p_follow_up: float = 0.7
-    p_end: float = 0.3
-    max_turns: int = 3
-    p_cross_server: float = 0.1
+    p_follow_up: float = 0.7; p_end: float = 0.3; max_turns: int = 3; p_cross_server: float = 0.1
     # plans
     depth_weights: dict = field(default_factory=lambda: {1: 0.14, 2: 0.24, 3: 0.22, 4: 0.17, 5: 0.13, 6: 0.10})
     structure_weights: dict = field(default_factory=lambda: {"chain": 0.5, "funnel": 0.2, "tree": 0.2, "orderfree": 0.1})
-    p_write_target: float = 0.65
-    p_optional: float = 0.3
-    p_filter: float = 0.7
-    pool_attempts: int = 16
-    ground_tries: int = 4
-    value_tries: int = 3
+    p_write_target: float = 0.65; p_optional: float = 0.3; p_filter: float = 0.7
+    pool_attempts: int = 16; ground_tries: int = 4; value_tries: int = 3
     # tools shown to the model
-    tools_per_server: int = 12
-    p_distractors: float = 0.4
-    distractors: tuple = (3, 8)
-    p_strip_enums: float = 0.3
+    tools_per_server: int = 12; p_distractors: float = 0.4; distractors: tuple = (3, 8); p_strip_enums: float = 0.3
     # validation and splits
-    max_error_rate: float = 0.3
-    jaccard: float = 0.7
-    test_frac: float = 0.1
-    val_frac: float = 0.05
+    max_error_rate: float = 0.3; jaccard: float = 0.7; test_frac: float = 0.1; val_frac: float = 0.05
     teacher: Callable | None = None
 
-    def public(self) -> dict:
-        "The settings as JSON-able data (the teacher reduced to whether there is one)."
-        d = {k: v for k, v in asdict(self).items() if k != "teacher"}
-        d["depth_weights"] = {str(k): v for k, v in self.depth_weights.items()}
-        return {**d, "teacher": self.teacher is not None}
+# %% ../../nbs/06a_synth_config.ipynb #fc1f5c20
+@patch
+def public(self: SynthConfig) -> dict:
+    "The settings as JSON-able data (the teacher reduced to whether there is one)."
+    d = {k: v for k, v in asdict(self).items() if k != "teacher"}
+    d["depth_weights"] = {str(k): v for k, v in self.depth_weights.items()}
+    return {**d, "teacher": self.teacher is not None}
 
 # %% ../../nbs/06a_synth_config.ipynb #eab9e6b5
 class S(str, Enum):
@@ -77,6 +63,7 @@ GROUPS = {"query": [S.START, S.COMPLETE, S.MISSING, S.MINIMAL, S.AMBIGUOUS, S.IR
           "response": [S.ANSWER, S.ASK_VALUE, S.ASK_WHICH, S.ABSTAIN, S.REPORT],
           "continuation": [S.FOLLOW_UP, S.CLARIFY, S.END]}
 
+# %% ../../nbs/06a_synth_config.ipynb #8794c89c
 TRANSITIONS = {
     S.START: [(S.COMPLETE, "p_complete"), (S.MISSING, "p_missing"), (S.MINIMAL, "p_minimal"), (S.AMBIGUOUS, "p_ambiguous"),
               (S.IRRELEVANT, "p_irrelevant"), (S.MISSING_FUNCTION, "p_missing_function")],
@@ -96,6 +83,7 @@ TRANSITIONS = {
     S.FOLLOW_UP: [(S.COMPLETE, "p_complete"), (S.MINIMAL, "p_minimal")],
     S.END: []}
 
+# %% ../../nbs/06a_synth_config.ipynb #efe25ea2
 def weight(cfg: SynthConfig, name: str) -> float:
     "The weight a transition-table entry names."
     return 1.0 if name == "1" else (1 - cfg.p_failure if name == "p_success" else getattr(cfg, name))

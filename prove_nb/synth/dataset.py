@@ -43,7 +43,9 @@ def distractors(gold: set, exclude: set, servers: tuple, rng, k: int) -> list[st
     top = [t for _, t in sorted((-score(tok), t) for t, tok in idx)[:max(3 * k, 12)]]
     return rng.sample(top, min(k, len(top)))
 
+# %% ../../nbs/06f_synth_dataset.ipynb #0c5ab730
 def _strip_enums(x):
+    "A schema (or list of schemas) without its enum lists."
     if isinstance(x, dict): return {k: _strip_enums(v) for k, v in x.items() if k != "enum"}
     if isinstance(x, list): return [_strip_enums(v) for v in x]
     return x
@@ -64,7 +66,7 @@ def choose_tools(d: Dialogue, servers: list) -> list[dict]:
     schemas = [load_server(where[t]).tools[t].schema for t in names]
     return _strip_enums(schemas) if rng.random() < cfg.p_strip_enums else json.loads(json.dumps(schemas))
 
-# %% ../../nbs/06f_synth_dataset.ipynb #f3b835e0
+# %% ../../nbs/06f_synth_dataset.ipynb #09fe5ed8
 def category(states: list) -> str:
     "The task category from the states a conversation went through."
     first = {S.IRRELEVANT: "irrelevance", S.MISSING_FUNCTION: "missing_function", S.MISSING: "missing_param", S.AMBIGUOUS: "clarification"}
@@ -72,6 +74,7 @@ def category(states: list) -> str:
         if s in first: return first[s]
     return "recovery" if S.FAILURE in states or S.PARTIAL in states else "base"
 
+# %% ../../nbs/06f_synth_dataset.ipynb #eb7e477f
 def record(d: Dialogue) -> Task:
     "The task record of a finished dialogue."
     used = [s for s in d.servers if s == d.servers[0] or any(c["name"] in load_server(s).tools for c in d.calls)]
@@ -124,6 +127,7 @@ def replay(task: Task) -> tuple[bool, bool]:
     ok = [r.ok != bool(c.get("expect_error")) for r, c in zip(results, task.gold_call_dicts)]
     return all(ok), w.hash() == task.gold_state_hash
 
+# %% ../../nbs/06f_synth_dataset.ipynb #e7d1bf5a
 def grounded(task: Task) -> bool:
     "Whether every user turn names only entities of the seed state, in words it contains, with every literal value present."
     w = World.for_task(task)
@@ -139,6 +143,7 @@ def grounded(task: Task) -> bool:
         if not set(_ID_TOKEN.findall(t.user)) <= ids | {i for x in t.literals for i in _ID_TOKEN.findall(x)}: return False
     return True
 
+# %% ../../nbs/06f_synth_dataset.ipynb #2ace1025
 def error_rate(task: Task) -> float:
     "Share of gold calls expected to fail."
     calls = task.gold_call_dicts
@@ -215,6 +220,7 @@ def ready_servers(names, seed: int, cfg: SynthConfig) -> list[str]:
         out.append(s)
     return out
 
+# %% ../../nbs/06f_synth_dataset.ipynb #7ee2bf8f
 def run_block(job: tuple) -> tuple[list, Counter]:
     "One block: `refresh_every` validated conversations (a few draws each) on one world seed."
     seed, b, servers, cfg, depth = job
@@ -239,7 +245,25 @@ def run_block(job: tuple) -> tuple[list, Counter]:
             cnt[why] += 1
     return out, cnt
 
-# %% ../../nbs/06f_synth_dataset.ipynb #d6a3eac1
+# %% ../../nbs/06f_synth_dataset.ipynb #aeee404c
+def _blocks(n: int, seed: int, names: list, cfg: SynthConfig, depth: tuple, pool, bar, cnt: Counter) -> tuple[list, int]:
+    "Run blocks in order (in `pool`, if any) until `n` conversations pass the near-duplicate filter: (kept, blocks run)."
+    kept, dedup, b = [], Dedup(cfg.jaccard), 0
+    while len(kept) < n:
+        nb = max(cfg.workers, math.ceil((n - len(kept)) * 1.03 / cfg.refresh_every))
+        jobs = [(seed, b + i, tuple(names), cfg, depth) for i in range(nb)]
+        for tasks, c in (pool.map(run_block, jobs) if pool else map(run_block, jobs)):
+            cnt.update(c)
+            for t in tasks:
+                if len(kept) == n: break
+                if dedup.admit(t):
+                    kept.append(t); bar.update(1)
+                else: cnt["duplicate"] += 1
+        b += nb
+        if len(kept) < n and b * cfg.refresh_every > 20 * n + 1000: raise RuntimeError(f"only {len(kept)} of {n} conversations after {b} blocks: {dict(cnt)}")
+    return kept, b
+
+# %% ../../nbs/06f_synth_dataset.ipynb #9481e6ed
 def synthesize(n: int, seed: int = 0, servers: list[str] | None = None, depth_min: int = 0, depth_max: int = 6,
                config: SynthConfig | None = None, progress: bool = True, report: dict | None = None) -> list[Task]:
     "n validated, deduplicated, split task records; `report` (if given) receives the generation counters."
@@ -248,23 +272,10 @@ def synthesize(n: int, seed: int = 0, servers: list[str] | None = None, depth_mi
     names = ready_servers(servers, seed, cfg)
     if not names: raise ValueError("no usable server")
     if not 0 <= depth_min <= depth_max <= 6: raise ValueError("need 0 <= depth_min <= depth_max <= 6")
-    job_cfg = replace(cfg, teacher=None)
-    kept, dedup, cnt, b = [], Dedup(cfg.jaccard), Counter(), 0
+    cnt = Counter()
     bar = tqdm(total=n, desc="synthesize", disable=not progress)
     pool = ProcessPoolExecutor(cfg.workers, mp_context=mp.get_context("fork")) if cfg.workers > 1 and n > cfg.refresh_every else None
-    try:
-        while len(kept) < n:
-            nb = max(cfg.workers, math.ceil((n - len(kept)) * 1.03 / cfg.refresh_every))
-            jobs = [(seed, b + i, tuple(names), job_cfg, (depth_min, depth_max)) for i in range(nb)]
-            for tasks, c in (pool.map(run_block, jobs) if pool else map(run_block, jobs)):
-                cnt.update(c)
-                for t in tasks:
-                    if len(kept) == n: break
-                    if dedup.admit(t):
-                        kept.append(t); bar.update(1)
-                    else: cnt["duplicate"] += 1
-            b += nb
-            if len(kept) < n and b * cfg.refresh_every > 20 * n + 1000: raise RuntimeError(f"only {len(kept)} of {n} conversations after {b} blocks: {dict(cnt)}")
+    try: kept, b = _blocks(n, seed, names, replace(cfg, teacher=None), (depth_min, depth_max), pool, bar, cnt)
     finally:
         bar.close()
         if pool: pool.shutdown()
@@ -291,11 +302,13 @@ def apply_teacher(tasks: list, teacher) -> Counter:
 
 # %% ../../nbs/06f_synth_dataset.ipynb #c19a0002
 def _grams(text: str, n: int = 5) -> set:
+    "The runs of `n` consecutive words of a text."
     w = re.findall(r"[a-z0-9']+", text.lower())
     return {tuple(w[i:i + n]) for i in range(len(w) - n + 1)}
 
 @lru_cache(maxsize=None)
 def _description_grams(server: str, tool: str) -> frozenset:
+    "The five-word runs of a tool's description."
     return frozenset(_grams(load_server(server).tools[tool].schema["function"]["description"]))
 
 def _call_turns(tasks: list) -> list:
@@ -308,12 +321,14 @@ def leaks_description(task: Task, turn: Turn, n: int = 5) -> bool:
     g = _grams(turn.user, n)
     return any(g & _description_grams(where[c["name"]], c["name"]) for st in turn.gold for c in st if c["name"] in where)
 
+# %% ../../nbs/06f_synth_dataset.ipynb #2e6b85c8
 def masked_wording(turn: Turn) -> str:
     "A turn's user text with its values masked: what is left is the wording."
     s = turn.user
     for x in sorted({m["text"] for m in turn.mentions} | set(turn.literals), key=len, reverse=True): s = s.replace(x, "#")
     return re.sub(r"\d+(?:\.\d+)?", "#", re.sub(r"\b[A-Za-z]+_\d+\b", "#", s))
 
+# %% ../../nbs/06f_synth_dataset.ipynb #b4bf68e1
 def description_leak(tasks: list) -> float:
     "Share of call-bearing user turns that contain a run of five words of a called tool's description."
     ts = _call_turns(tasks)
@@ -333,6 +348,7 @@ def replay_tasks(tasks: list) -> dict:
     ex, same = sum(a for a, _ in res), sum(b for _, b in res)
     return {"n": n, "executable": ex, "state_match": same, "executable_rate": ex / n if n else 0.0, "state_match_rate": same / n if n else 0.0}
 
+# %% ../../nbs/06f_synth_dataset.ipynb #26c9d754
 def dataset_stats(tasks: list) -> dict:
     "Counts and rates of a task set (replaying every task)."
     n = max(len(tasks), 1)
@@ -351,6 +367,7 @@ def dataset_stats(tasks: list) -> dict:
             "max_error_rate": max((error_rate(t) for t in tasks), default=0.0), "description_leak": round(description_leak(tasks), 4),
             "repeated_wording": round(repeated_wording(tasks), 4)}
 
+# %% ../../nbs/06f_synth_dataset.ipynb #005c6e7f
 _FEATURES = {"id": "string", "servers": ["string"], "seed": "int64", "size": "string", "tools": "string", "system": "string",
              "turns": "string", "deps": "string", "gold_state_hash": "string", "depth": "int64", "category": "string",
              "structure": "string", "split": "string", "states": "string"}
@@ -366,6 +383,37 @@ def to_hf(tasks: list):
     return DatasetDict({s: Dataset.from_dict(cols([t for t in tasks if t.split == s]), features=feats)
                         for s in ("train", "validation", "test")})
 
+# %% ../../nbs/06f_synth_dataset.ipynb #f5f47033
+_CARD_SECTIONS = """## Fields
+`id`, `servers`, `seed` and `size` (rebuild the initial state with `prove_nb.server.World.for_task(task)`), `tools`
+(OpenAI-style function schemas shown to the model, distractors included), `system`, `turns` (each with `user`, `gold`:
+a list of steps of parallel calls `{"name", "arguments"}` (a call marked `expect_error` is one the server refuses),
+`answer_facts`, `answer` (the gold reply), `mentions`, `literals`), `deps` (edges between gold call indices),
+`gold_state_hash`, `depth`, `category`, `structure`, `split`, `states` (the synthesis state machine's path).
+In the `hf/` DatasetDict the nested columns `tools`, `turns`, `deps` and `states` are JSON strings.
+
+## Chat format
+`gold_messages(task)` is the gold conversation exactly as prove_nb's SFT and GRPO tokenize it: OpenAI-style chat
+messages (`system`, `user`, `assistant` with `tool_calls`, `tool`), the system prompt without any tool block. The
+tools are rendered once, by the chat template's `tools=` argument. The target template is ChatML with Qwen2.5-style
+tool calling (`<tools>` in the system turn, `<tool_call>{"name", "arguments"}</tool_call>` in assistant turns,
+`<tool_response>` for results): TRL's `qwen2_5_chat_template`, which `prove_nb.lm.prepare_tokenizer` installs on
+a tokenizer that has no tool-calling template (SmolLM2; Qwen2.5 tokenizers already have it).
+
+## Loading
+```python
+from prove_nb.task import load_tasks
+from prove_nb.rollout import gold_messages
+from prove_nb.lm import chat_view, load_model
+tasks = load_tasks("tasks.jsonl")          # or: datasets.load_from_disk("hf")
+messages = gold_messages(tasks[0])         # the full gold conversation, tool results included
+model, tok = load_model("smollm2-135m")    # its tokenizer gets the ChatML tool-calling template
+# chat_view decodes tool-call arguments to objects, as chat templates expect; SFT tokenizes exactly this
+text = tok.apply_chat_template(chat_view(messages), tools=tasks[0].tools, tokenize=False)
+```
+"""
+
+# %% ../../nbs/06f_synth_dataset.ipynb #b04c1160
 def dataset_card(stats: dict) -> str:
     "A README.md dataset card for a written task set."
     rows = "\n".join(f"| {k} | {v} |" for k, v in stats["splits"].items())
@@ -394,35 +442,9 @@ execute as recorded and reach `gold_state_hash`.
 |---|---|
 {rows}
 
-## Fields
-`id`, `servers`, `seed` and `size` (rebuild the initial state with `prove_nb.server.World.for_task(task)`), `tools`
-(OpenAI-style function schemas shown to the model, distractors included), `system`, `turns` (each with `user`, `gold`:
-a list of steps of parallel calls `{{"name", "arguments"}}` (a call marked `expect_error` is one the server refuses),
-`answer_facts`, `answer` (the gold reply), `mentions`, `literals`), `deps` (edges between gold call indices),
-`gold_state_hash`, `depth`, `category`, `structure`, `split`, `states` (the synthesis state machine's path).
-In the `hf/` DatasetDict the nested columns `tools`, `turns`, `deps` and `states` are JSON strings.
+""" + _CARD_SECTIONS
 
-## Chat format
-`gold_messages(task)` is the gold conversation exactly as prove_nb's SFT and GRPO tokenize it: OpenAI-style chat
-messages (`system`, `user`, `assistant` with `tool_calls`, `tool`), the system prompt without any tool block. The
-tools are rendered once, by the chat template's `tools=` argument. The target template is ChatML with Qwen2.5-style
-tool calling (`<tools>` in the system turn, `<tool_call>{{"name", "arguments"}}</tool_call>` in assistant turns,
-`<tool_response>` for results): TRL's `qwen2_5_chat_template`, which `prove_nb.lm.prepare_tokenizer` installs on
-a tokenizer that has no tool-calling template (SmolLM2; Qwen2.5 tokenizers already have it).
-
-## Loading
-```python
-from prove_nb.task import load_tasks
-from prove_nb.rollout import gold_messages
-from prove_nb.lm import chat_view, load_model
-tasks = load_tasks("tasks.jsonl")          # or: datasets.load_from_disk("hf")
-messages = gold_messages(tasks[0])         # the full gold conversation, tool results included
-model, tok = load_model("smollm2-135m")    # its tokenizer gets the ChatML tool-calling template
-# chat_view decodes tool-call arguments to objects, as chat templates expect; SFT tokenizes exactly this
-text = tok.apply_chat_template(chat_view(messages), tools=tasks[0].tools, tokenize=False)
-```
-"""
-
+# %% ../../nbs/06f_synth_dataset.ipynb #e980c12a
 def write_dataset(tasks: list, out_dir, seed: int, seconds: float, extra: dict | None = None, overwrite: bool = False) -> dict:
     "Write tasks.jsonl, the DatasetDict (hf/), README.md and stats.json to `out_dir`, all or nothing (one holding a dataset only if `overwrite`); returns the stats."
     import datasets

@@ -8,6 +8,8 @@ import json, random, re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from fastcore.basics import patch
+
 from ..server import World, load_server
 from ..task import Turn
 from .config import S, SynthConfig, step
@@ -20,7 +22,7 @@ from .realize import (Arg, Intent, clause, correction, fact, follow_up, irreleva
 
 # %% auto #0
 __all__ = ['HANDLERS', 'Retry', 'Dialogue', 'fits', 'ambiguous_vars', 'sample_plan', 'follow_up_plan', 'commit', 'gold_call',
-           'learn', 'ref_text', 'intent_of', 'question', 'user_words', 'answer_parts', 'h_start', 'h_query',
+           'learn', 'ref_text', 'question', 'intent_of', 'user_words', 'answer_parts', 'h_start', 'h_query',
            'h_irrelevant', 'h_missing_function', 'h_plan', 'repeats', 'h_execute', 'failing_variant', 'h_success',
            'h_failure', 'h_report', 'alternative', 'h_alternative', 'h_ask_value', 'h_discover', 'h_ask_which',
            'h_clarify', 'h_supply', 'h_correct', 'h_abstain', 'proceed']
@@ -51,17 +53,23 @@ class Dialogue:
     node_call: dict = field(default_factory=dict)   # node of the pending plan -> gold call index
     pending: dict = field(default_factory=dict)     # what the next states must resolve
 
-    def turn(self, user: str, out: dict | None = None) -> Turn:
-        "Open a new user turn (with the mentions and literals its words contain)."
-        out = out or {}
-        t = Turn(user, gold=[], answer_facts=[], answer="", mentions=out.get("mentions", []), literals=out.get("literals", []))
-        self.turns.append(t)
-        return t
+# %% ../../nbs/06e_synth_dialogue.ipynb #4300e9fe
+@patch
+def turn(self: Dialogue, user: str, out: dict | None = None) -> Turn:
+    "Open a new user turn (with the mentions and literals its words contain)."
+    out = out or {}
+    t = Turn(user, gold=[], answer_facts=[], answer="", mentions=out.get("mentions", []), literals=out.get("literals", []))
+    self.turns.append(t)
+    return t
 
-    def today(self) -> str: return self.world.sessions[self.servers[0]].state.meta["now"][:10]
+@patch
+def today(self: Dialogue) -> str:
+    "The date of the conversation's world."
+    return self.world.sessions[self.servers[0]].state.meta["now"][:10]
 
 # %% ../../nbs/06e_synth_dialogue.ipynb #45a5ae2d
 def _weighted(rng, weights: dict, keys):
+    "A key drawn in proportion to its weight (uniformly when every weight is zero)."
     keys = sorted(keys, key=str)
     ws = [weights.get(k, 0) for k in keys]
     return rng.choice(keys) if sum(ws) <= 0 else rng.choices(keys, ws)[0]
@@ -102,6 +110,7 @@ def sample_plan(d: Dialogue, server: str, lo: int, hi: int, kind: S, target_kind
                 if viable(p, ref, cfg): return p
     return None
 
+# %% ../../nbs/06e_synth_dialogue.ipynb #ef2c66ee
 def follow_up_plan(d: Dialogue, kind: S) -> Plan | None:
     "A follow-up plan: reuse a known entity, or make a small new request (on the cross server if one is pending)."
     rng = d.rng
@@ -166,25 +175,26 @@ _PEOPLE = {"customer", "person", "sales rep", "crm contact", "contact", "user", 
 
 def _bare(text: str) -> bool: return not text.startswith(("the ", "that ", "one of "))
 
-def ref_text(d: Dialogue, v: int, out: dict, vague: int | None = None, swap: tuple | None = None) -> str:
-    "The words naming variable `v` (`vague`: the variable left ambiguous; `swap`: another row (id, ref) in v's place)."
-    g, rng = d.g, d.rng
-    var = g.plan.vars[v]
+# %% ../../nbs/06e_synth_dialogue.ipynb #ea664b1d
+def _own_name(d: Dialogue, v: int, out: dict, vague: int | None, i: str, r) -> str:
+    "How the user names the entity of variable `v` (row `i`, reference `r`) itself: vaguely, by its id, by name or by a field."
+    var, rng = d.g.plan.vars[v], d.rng
     ent = _ent_words(var.entity)
-    if var.source == "conv": return rng.choice([f"that {ent}", f"the same {ent}"])
-    if var.source == "out": return ("the new " if (var.entity, g.ids[v]) in g.created.get(var.node, []) else "that ") + ent
-    i, r = swap if swap else (g.ids[v], g.refs.get(v))
-    if v == vague: base = f"one of the {plural(ent)}"
-    elif var.source == "given" or not r:  # an id the user holds: said as one ("customer ID cus_0010")
+    if v == vague: return f"one of the {plural(ent)}"
+    if var.source == "given" or not r:  # an id the user holds: said as one ("customer ID cus_0010")
         out["mentions"].append({"entity": var.entity, "id": i, "text": i})
-        base = rng.choice([f"the {ent} {i}", f"{ent} ID {i}", f"the {ent} with ID {i}"]) if _IDV.match(i) else f"the {ent} {i}"
-    else:
-        f, val, named = r
-        out["mentions"].append({"entity": var.entity, "id": i, "text": val})
-        if named and ent in _PEOPLE and f in ("name", "full_name", "display_name"): base = val   # a person by name
-        elif named: base = f"the {ent} '{val}'"
-        else: base = rng.choice([f"the {ent} whose {words(f)} is '{val}'", f"the {ent} with {words(f)} '{val}'"])
-    if var.source == "given": return base
+        return rng.choice([f"the {ent} {i}", f"{ent} ID {i}", f"the {ent} with ID {i}"]) if _IDV.match(i) else f"the {ent} {i}"
+    f, val, named = r
+    out["mentions"].append({"entity": var.entity, "id": i, "text": val})
+    if named and ent in _PEOPLE and f in ("name", "full_name", "display_name"): return val   # a person by name
+    if named: return f"the {ent} '{val}'"
+    return rng.choice([f"the {ent} whose {words(f)} is '{val}'", f"the {ent} with {words(f)} '{val}'"])
+
+# %% ../../nbs/06e_synth_dialogue.ipynb #90562600
+def _found_with(d: Dialogue, v: int, out: dict, vague: int | None, r) -> tuple[list, list]:
+    "(how the user names what variable `v` was discovered from, the other arguments of its discovery in words)."
+    g = d.g
+    var = g.plan.vars[v]
     prod = g.plan.nodes[var.node]
     parents = [ref_text(d, u, out, vague) for u in prod.inputs.values()]
     extras = []
@@ -196,11 +206,46 @@ def ref_text(d: Dialogue, v: int, out: dict, vague: int | None = None, swap: tup
             extras.append(f"{words(p)} {' and '.join(ids)}")
         else:
             extras.append(f"{words(p)} {say(x)}"); out["literals"].append(fact(x))
+    return parents, extras
+
+# %% ../../nbs/06e_synth_dialogue.ipynb #5693f8fb
+def ref_text(d: Dialogue, v: int, out: dict, vague: int | None = None, swap: tuple | None = None) -> str:
+    "The words naming variable `v` (`vague`: the variable left ambiguous; `swap`: another row (id, ref) in v's place)."
+    g, rng = d.g, d.rng
+    var = g.plan.vars[v]
+    ent = _ent_words(var.entity)
+    if var.source == "conv": return rng.choice([f"that {ent}", f"the same {ent}"])
+    if var.source == "out": return ("the new " if (var.entity, g.ids[v]) in g.created.get(var.node, []) else "that ") + ent
+    i, r = swap if swap else (g.ids[v], g.refs.get(v))
+    base = _own_name(d, v, out, vague, i, r)
+    if var.source == "given": return base
+    parents, extras = _found_with(d, v, out, vague, r)
     if len(parents) == 1 and _bare(parents[0]) and not _bare(base) and rng.random() < 0.5: base = f"{parents[0]}'s {base[4:]}"
     elif parents: base += " for " + " and ".join(parents)
     return base + (f" ({', '.join(extras)})" if extras else "")
 
-# %% ../../nbs/06e_synth_dialogue.ipynb #e6e0e102
+# %% ../../nbs/06e_synth_dialogue.ipynb #5331a810
+def question(d: Dialogue, j: int) -> tuple:
+    "(what the user asks, the answer sentence, the answer facts) for a target read; chosen once per node."
+    g = d.g
+    if j in g.questions: return g.questions[j]
+    res, args = g.results[j].content, g.args[j]
+    ents = graph_of(g.plan.server).produces(g.plan.nodes[j].tool)
+    one = _ent_words(ents[0]) if ents else "result"
+    q = ("the result", "Here is the result.", [])
+    if isinstance(res, list):
+        n = len(res)
+        q = (f"how many {plural(one)} there are", f"There {'is' if n == 1 else 'are'} {n} {one if n == 1 else plural(one)}.", [str(n)])
+    elif isinstance(res, dict):
+        fs = sorted(k for k, x in res.items() if isinstance(x, (str, int, float)) and not k.endswith("_id") and k not in args
+                    and not (isinstance(x, str) and (len(x) > 40 or re.match(r"^[A-Za-z]+_\d+$", x))))
+        if fs:
+            f = d.rng.choice(fs)
+            q = (f"the {words(f)}", f"The {words(f)} is {fact(res[f])}.", [fact(res[f])])
+    g.questions[j] = q
+    return q
+
+# %% ../../nbs/06e_synth_dialogue.ipynb #28fd08fc
 def intent_of(d: Dialogue, j: int, out: dict, drop: str | None = None, vague: int | None = None, args: dict | None = None,
               swap: dict | None = None) -> Intent:
     "Node j as an intent: its templates and arguments in words (minus `drop`), and what to report for a target read."
@@ -227,26 +272,6 @@ def intent_of(d: Dialogue, j: int, out: dict, drop: str | None = None, vague: in
     return Intent(verb_phrase(spec.schema["function"]["description"]), said, question(d, j)[0] if node.target and spec.kind == "read" else "",
                   load_server(g.plan.server).phrases.get(node.tool, ()), (drop,) if drop else ())
 
-def question(d: Dialogue, j: int) -> tuple:
-    "(what the user asks, the answer sentence, the answer facts) for a target read; chosen once per node."
-    g = d.g
-    if j in g.questions: return g.questions[j]
-    res, args = g.results[j].content, g.args[j]
-    ents = graph_of(g.plan.server).produces(g.plan.nodes[j].tool)
-    one = _ent_words(ents[0]) if ents else "result"
-    q = ("the result", "Here is the result.", [])
-    if isinstance(res, list):
-        n = len(res)
-        q = (f"how many {plural(one)} there are", f"There {'is' if n == 1 else 'are'} {n} {one if n == 1 else plural(one)}.", [str(n)])
-    elif isinstance(res, dict):
-        fs = sorted(k for k, x in res.items() if isinstance(x, (str, int, float)) and not k.endswith("_id") and k not in args
-                    and not (isinstance(x, str) and (len(x) > 40 or re.match(r"^[A-Za-z]+_\d+$", x))))
-        if fs:
-            f = d.rng.choice(fs)
-            q = (f"the {words(f)}", f"The {words(f)} is {fact(res[f])}.", [fact(res[f])])
-    g.questions[j] = q
-    return q
-
 # %% ../../nbs/06e_synth_dialogue.ipynb #e6e0e103
 def user_words(d: Dialogue, out: dict, per_node: dict | None = None) -> str:
     "The user's message for the pending plan: its intents (with per-node options), as a first request or a follow-up."
@@ -268,15 +293,18 @@ def answer_parts(d: Dialogue, nodes: list) -> tuple[list, list]:
 
 # %% ../../nbs/06e_synth_dialogue.ipynb #09061f62
 def h_start(d: Dialogue) -> S:
+    "Choose the kind of the first request (one needing a second turn only when there may be one)."
     allowed = {S.COMPLETE, S.MINIMAL} | ({S.MISSING, S.AMBIGUOUS} if d.cfg.max_turns >= 2 else set())
     if d.depth[0] == 0: allowed |= {S.IRRELEVANT, S.MISSING_FUNCTION}
     return step(S.START, d.cfg, d.rng, allowed)
 
 def h_query(d: Dialogue) -> S:
+    "Note the kind of the pending request, and go on to its plan."
     d.kind = d.states[-1]
     return step(d.kind, d.cfg, d.rng)
 
 def h_irrelevant(d: Dialogue) -> S:
+    "A request that no tool serves."
     text, what = irrelevant_request(d.rng)
     d.turn(text)
     d.pending, d.main = {"cannot": what}, (0, "none")
@@ -339,6 +367,7 @@ def h_execute(d: Dialogue) -> S:
         d.pending["fail"] = fail
     return nxt
 
+# %% ../../nbs/06e_synth_dialogue.ipynb #e6c93210
 def failing_variant(d: Dialogue) -> dict | None:
     "A schema-valid variant of the last call that the server refuses: a value out of range, a past date, a path in a missing directory, or another entity."
     g, rng = d.g, d.rng
@@ -429,6 +458,7 @@ def alternative(d: Dialogue, fail: dict) -> dict | None:
             return {"tool": t2, "args": args, "retried": retried, "world": again if retried else w}
     return None
 
+# %% ../../nbs/06e_synth_dialogue.ipynb #6e2685f8
 def h_alternative(d: Dialogue) -> S:
     "The gold assistant recovers with the tool the refusal names (then retries the refused call when that now works)."
     g, p = d.g, d.pending
@@ -464,6 +494,7 @@ def h_discover(d: Dialogue) -> S:
     return step(S.DISCOVER, d.cfg, d.rng)
 
 def h_ask_which(d: Dialogue) -> S:
+    "The gold assistant asks which of the candidates the user means."
     g, amb = d.g, d.pending["amb"]
     opts = [r[1] for r in g.cands[amb].values() if r]
     d.turns[-1].answer = reply_ask_which(_ent_words(g.plan.vars[amb].entity), [f"'{v}'" for v in opts[:6]], d.rng)
@@ -471,6 +502,7 @@ def h_ask_which(d: Dialogue) -> S:
 
 # %% ../../nbs/06e_synth_dialogue.ipynb #e6e0e10a
 def h_clarify(d: Dialogue) -> S:
+    "The user answers the question: with the value or the entity asked for, or with a correction after a refusal."
     return step(S.CLARIFY, d.cfg, d.rng, {S.CORRECT} if "retry" in d.pending else {S.SUPPLY})
 
 def h_supply(d: Dialogue) -> S:
@@ -491,6 +523,7 @@ def h_supply(d: Dialogue) -> S:
         d.pending = {"resolving": True, "later": d.pending["later"]}
     return step(S.SUPPLY, d.cfg, rng)
 
+# %% ../../nbs/06e_synth_dialogue.ipynb #79ad1d42
 def h_correct(d: Dialogue) -> S:
     "After a refusal the user asks again with the values that work; only the last call is retried."
     g, j = d.g, d.pending["retry"]
@@ -503,6 +536,7 @@ def h_correct(d: Dialogue) -> S:
 
 # %% ../../nbs/06e_synth_dialogue.ipynb #e6e0e10b
 def h_abstain(d: Dialogue) -> S:
+    "The gold assistant says that no tool can do what was asked."
     d.turns[-1].answer = reply_cannot(d.pending.pop("cannot"), d.rng)
     return proceed(d, S.ABSTAIN)
 

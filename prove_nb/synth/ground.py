@@ -18,7 +18,7 @@ from .realize import words
 
 # %% auto #0
 __all__ = ['value_for', 'context_of', 'Env', 'Grounding', 'order_pairs', 'node_args', 'repair', 'id_values', 'tool_words',
-           'signature', 'learn_refusal', 'run_node', 'pick_rows', 'ground', 'viable']
+           'signature', 'learn_refusal', 'pick_rows', 'run_node', 'ground', 'viable']
 
 # %% ../../nbs/06d_synth_ground.ipynb #d75d2741
 _MONEY = re.compile(r"amount|price|cost|total|budget|fee|salary|payment|deposit|limit_amount")
@@ -43,46 +43,27 @@ def _like(example: str, rng) -> str:
     return "".join(str(rng.randint(1 if k == 0 else 0, 9)) if c.isdigit() else rng.choice("ABCDEF") if c.isupper() else c
                    for k, c in enumerate(example))
 
-# %% ../../nbs/06d_synth_ground.ipynb #39549efd
-def value_for(param: str, schema: dict, values: dict, rng, now: str, hint: dict | None = None, write: bool = False):
-    "A plausible value for a non-entity parameter (`write`: for a state change, so dates lie ahead and names are new)."
-    name, desc, t = param.lower(), schema.get("description", "").lower(), _first_type(schema)
-    if hint is not None and param in hint and isinstance(hint[param], (str, int, float)) and not isinstance(hint[param], bool): return hint[param]
-    if "enum" in schema: return rng.choice(schema["enum"])
-    if t == "boolean": return rng.choice([True, False])
-    if t == "array":
-        item = schema.get("items", {})
-        return [value_for(param.rstrip("s"), item, values, rng, now, write=write) for _ in range(rng.choice([1, 2]))]
-    seen = [v for v in values.get(param, ()) if isinstance(v, str) == (t == "string") and not isinstance(v, bool)]
-    if t == "string" and (m := re.search(r"(?:such as|e\.g\.|for example|like) '?([A-Za-z0-9][\w\-]*)", schema.get("description", ""))) and not seen:
-        return _like(m.group(1), rng)
-    if t in ("integer", "number"):
-        lo = schema.get("minimum", schema.get("exclusiveMinimum", -math.inf)); hi = schema.get("maximum", math.inf)
-        if _MONEY.search(name): v = rng.choice([5, 10, 15, 20, 25, 30, 40, 50, 60, 75, 80, 100, 120, 150, 200])
-        elif "limit" in name or "max" in name or "top" in name: v = rng.choice([3, 5, 10])
-        elif "minute" in name: v = rng.choice([15, 30, 45, 60, 90])
-        elif _COUNT.search(name): v = rng.choice([1, 1, 2, 2, 3, 4])
-        elif re.search(r"percent|level|brightness|volume|humidity", name): v = rng.choice([20, 30, 40, 50, 60, 70, 80])
-        elif re.search(r"temp", name): v = rng.choice([18, 19, 20, 21, 22, 23])
-        elif re.search(r"rating|stars|score|priority", name): v = rng.choice([1, 2, 3, 4, 5])
-        elif re.search(r"year", name): v = int(now[:4])
-        elif seen and rng.random() < 0.5: v = rng.choice(seen)
-        else: v = rng.randint(1, 10)
-        if v <= lo: v = lo + 1 if "exclusiveMinimum" in schema else lo
-        if v > hi: v = hi
-        return int(v) if t == "integer" else v
-    if hint is not None and name in _SEARCH:
-        nm = next((hint[f] for f in NAME_FIELDS if isinstance(hint.get(f), str) and hint[f]), None)
-        if nm: return nm
-    stamp = "datetime" in desc or "iso 8601" in desc or "thh" in desc or name.endswith("_at") or \
-            bool(re.search(r"start|end|time", name) and "yyyy-mm-dd" in desc and "hh" in desc)
-    day = "date" in name or "yyyy-mm-dd" in desc or name in ("day", "deadline", "due", "birthday")
-    keep = re.search(r"city|country|category|genre|cuisine|tag|status|type|kind|code|path|file|folder|channel|sku|airport|origin|destination", name)
-    share = 0.0 if write and (stamp or day) else 0.15 if write and _NAMEISH.search(name) else 0.5 if write else 0.8
-    if seen and (keep or rng.random() < share): return rng.choice(seen)
-    if stamp: return f"{_date(now, rng.randint(1, 30))}T{rng.choice([9, 10, 11, 14, 15, 16]):02d}:00:00"
-    if day: return _date(now, rng.randint(1, 40))
-    if "time" in name and "hh:mm" in desc: return f"{rng.choice([8, 9, 10, 13, 14, 17]):02d}:{rng.choice([0, 30]):02d}"
+# %% ../../nbs/06d_synth_ground.ipynb #a1639425
+def _number_value(name: str, schema: dict, t: str, seen: list, rng, now: str):
+    "A number for parameter `name` (an amount, a count, a level, a year, ...) within the schema's bounds."
+    lo = schema.get("minimum", schema.get("exclusiveMinimum", -math.inf)); hi = schema.get("maximum", math.inf)
+    if _MONEY.search(name): v = rng.choice([5, 10, 15, 20, 25, 30, 40, 50, 60, 75, 80, 100, 120, 150, 200])
+    elif "limit" in name or "max" in name or "top" in name: v = rng.choice([3, 5, 10])
+    elif "minute" in name: v = rng.choice([15, 30, 45, 60, 90])
+    elif _COUNT.search(name): v = rng.choice([1, 1, 2, 2, 3, 4])
+    elif re.search(r"percent|level|brightness|volume|humidity", name): v = rng.choice([20, 30, 40, 50, 60, 70, 80])
+    elif re.search(r"temp", name): v = rng.choice([18, 19, 20, 21, 22, 23])
+    elif re.search(r"rating|stars|score|priority", name): v = rng.choice([1, 2, 3, 4, 5])
+    elif re.search(r"year", name): v = int(now[:4])
+    elif seen and rng.random() < 0.5: v = rng.choice(seen)
+    else: v = rng.randint(1, 10)
+    if v <= lo: v = lo + 1 if "exclusiveMinimum" in schema else lo
+    if v > hi: v = hi
+    return int(v) if t == "integer" else v
+
+# %% ../../nbs/06d_synth_ground.ipynb #b5f786db
+def _shaped_string(name: str, desc: str, values: dict, seen: list, rng, write: bool) -> str:
+    "A string shaped by the parameter's name: an email, a path, an IBAN, a phone, a URL, a note, a name, or a seen value."
     if "email" in name or "email" in desc or name in ("to", "cc", "bcc", "recipient", "recipients"):
         known = [v for v in values.get("email", ()) if isinstance(v, str) and "@" in v]
         return rng.choice(known) if known and rng.random() < 0.7 else f"{rng.choice(_WORDS).lower()}.{rng.randint(10, 99)}@example.com"
@@ -98,6 +79,39 @@ def value_for(param: str, schema: dict, values: dict, rng, now: str, hint: dict 
     if _TEXT.search(name): return rng.choice(_PHRASES)
     if _NAMEISH.search(name): return f"{rng.choice(_WORDS)} {rng.choice(['Project', 'Group', 'Plan', 'Notes', 'Co'])}"
     return rng.choice(seen) if seen else rng.choice(_WORDS)
+
+# %% ../../nbs/06d_synth_ground.ipynb #0ee186e2
+def _string_value(name: str, desc: str, values: dict, seen: list, rng, now: str, write: bool) -> str:
+    "A string value: a harvested one, a date or time after `now`, or one shaped by the parameter's name."
+    stamp = "datetime" in desc or "iso 8601" in desc or "thh" in desc or name.endswith("_at") or \
+            bool(re.search(r"start|end|time", name) and "yyyy-mm-dd" in desc and "hh" in desc)
+    day = "date" in name or "yyyy-mm-dd" in desc or name in ("day", "deadline", "due", "birthday")
+    keep = re.search(r"city|country|category|genre|cuisine|tag|status|type|kind|code|path|file|folder|channel|sku|airport|origin|destination", name)
+    share = 0.0 if write and (stamp or day) else 0.15 if write and _NAMEISH.search(name) else 0.5 if write else 0.8
+    if seen and (keep or rng.random() < share): return rng.choice(seen)
+    if stamp: return f"{_date(now, rng.randint(1, 30))}T{rng.choice([9, 10, 11, 14, 15, 16]):02d}:00:00"
+    if day: return _date(now, rng.randint(1, 40))
+    if "time" in name and "hh:mm" in desc: return f"{rng.choice([8, 9, 10, 13, 14, 17]):02d}:{rng.choice([0, 30]):02d}"
+    return _shaped_string(name, desc, values, seen, rng, write)
+
+# %% ../../nbs/06d_synth_ground.ipynb #7d976d20
+def value_for(param: str, schema: dict, values: dict, rng, now: str, hint: dict | None = None, write: bool = False):
+    "A plausible value for a non-entity parameter (`write`: for a state change, so dates lie ahead and names are new)."
+    name, desc, t = param.lower(), schema.get("description", "").lower(), _first_type(schema)
+    if hint is not None and param in hint and isinstance(hint[param], (str, int, float)) and not isinstance(hint[param], bool): return hint[param]
+    if "enum" in schema: return rng.choice(schema["enum"])
+    if t == "boolean": return rng.choice([True, False])
+    if t == "array":
+        item = schema.get("items", {})
+        return [value_for(param.rstrip("s"), item, values, rng, now, write=write) for _ in range(rng.choice([1, 2]))]
+    seen = [v for v in values.get(param, ()) if isinstance(v, str) == (t == "string") and not isinstance(v, bool)]
+    if t == "string" and (m := re.search(r"(?:such as|e\.g\.|for example|like) '?([A-Za-z0-9][\w\-]*)", schema.get("description", ""))) and not seen:
+        return _like(m.group(1), rng)
+    if t in ("integer", "number"): return _number_value(name, schema, t, seen, rng, now)
+    if hint is not None and name in _SEARCH:
+        nm = next((hint[f] for f in NAME_FIELDS if isinstance(hint.get(f), str) and hint[f]), None)
+        if nm: return nm
+    return _string_value(name, desc, values, seen, rng, now, write)
 
 # %% ../../nbs/06d_synth_ground.ipynb #defb4cb6
 @lru_cache(maxsize=None)
@@ -164,11 +178,10 @@ def order_pairs(args: dict) -> dict:
     return args
 
 # %% ../../nbs/06d_synth_ground.ipynb #79b8fa0b
-def node_args(env: Env, g: Grounding, j: int, rng, cfg: SynthConfig, hint: dict | None, optional: bool) -> dict | None:
-    "Arguments for node j: bound entity ids, proposed values, and maybe one optional value (writes)."
+def _routed_args(env: Env, g: Grounding, j: int, rng) -> dict:
+    "Node j's entity arguments: the bound ids, and for a list of entities one more the user names."
     node, server = g.plan.nodes[j], g.plan.server
-    spec = graph_of(server).tools[node.tool]
-    ctx, now = env.ctx(server), load_server(server).now
+    spec, ctx = graph_of(server).tools[node.tool], env.ctx(server)
     args = {p: g.ids[v] for p, v in node.inputs.items()}
     for p, v in node.inputs.items():  # a list of entities: the routed one and one more the user names
         if _first_type(spec.params[p]) != "array": continue
@@ -177,6 +190,15 @@ def node_args(env: Env, g: Grounding, j: int, rng, cfg: SynthConfig, hint: dict 
         args[p] = [g.ids[v]] + ([_choose(rng, pool, env, node.tool, ctx.rows.get(e), (server, g.world.sessions[server].state, set()),
                                          _ctx_signatures(server, env.seed, env.size, e))] if pool else [])
         if pool: g.lists[(j, p)] = (e, args[p][1:])
+    return args
+
+# %% ../../nbs/06d_synth_ground.ipynb #f97d1415
+def node_args(env: Env, g: Grounding, j: int, rng, cfg: SynthConfig, hint: dict | None, optional: bool) -> dict | None:
+    "Arguments for node j: bound entity ids, proposed values, and maybe one optional value (writes)."
+    node, server = g.plan.nodes[j], g.plan.server
+    spec = graph_of(server).tools[node.tool]
+    ctx, now = env.ctx(server), load_server(server).now
+    args = _routed_args(env, g, j, rng)
     for p in _required(spec):
         if p in args: continue
         s = spec.params[p]
@@ -211,11 +233,10 @@ def _texts(g: Grounding, j: int) -> list:
     return sorted({w for r in rows for x in r.values() if isinstance(x, str) and len(x) > 30 for w in re.findall(r"[A-Za-z]{4,}", x)})
 
 # %% ../../nbs/06d_synth_ground.ipynb #90387ade
-def repair(env: Env, g: Grounding, j: int, args: dict, error: str, rng) -> dict | None:
-    "Arguments corrected as a refusal message suggests, or None when it suggests nothing."
+def _add_named(env: Env, g: Grounding, j: int, args: dict, named: list, rng) -> dict | None:
+    "`args` plus the first parameter the refusal names that they lack (an entity or a value), or None."
     node, server = g.plan.nodes[j], g.plan.server
-    spec, ctx, now, low = graph_of(server).tools[node.tool], env.ctx(server), load_server(server).now, error.lower()
-    named = [p for p in spec.params if re.search(rf"\b{re.escape(p)}\b", error)]
+    spec, ctx, now = graph_of(server).tools[node.tool], env.ctx(server), load_server(server).now
     for p in named:  # an optional parameter the message asks for
         if p in args: continue
         s, out = spec.params[p], dict(args)
@@ -228,6 +249,13 @@ def repair(env: Env, g: Grounding, j: int, args: dict, error: str, rng) -> dict 
             out[p], g.lists[(j, p)] = [i] if _first_type(s) == "array" else i, (e, [i])
         else: out[p] = value_for(p, s, ctx.values, rng, now, write=spec.kind == "write")
         return out
+    return None
+
+# %% ../../nbs/06d_synth_ground.ipynb #d6487e38
+def _fix_value(env: Env, g: Grounding, j: int, args: dict, error: str, named: list, rng) -> dict | None:
+    "`args` with the first value the refusal names corrected as it suggests, or None."
+    node, server = g.plan.nodes[j], g.plan.server
+    ctx, now, low = env.ctx(server), load_server(server).now, error.lower()
     for p, x in args.items():
         if p in node.inputs or (j, p) in g.lists or isinstance(x, bool) or not (p in named or (isinstance(x, (str, int, float)) and str(x) in error)): continue
         out = dict(args)
@@ -247,6 +275,14 @@ def repair(env: Env, g: Grounding, j: int, args: dict, error: str, rng) -> dict 
         else: continue
         return out
     return None
+
+# %% ../../nbs/06d_synth_ground.ipynb #5d6ec5a7
+def repair(env: Env, g: Grounding, j: int, args: dict, error: str, rng) -> dict | None:
+    "Arguments corrected as a refusal message suggests, or None when it suggests nothing."
+    spec = graph_of(g.plan.server).tools[g.plan.nodes[j].tool]
+    named = [p for p in spec.params if re.search(rf"\b{re.escape(p)}\b", error)]
+    out = _add_named(env, g, j, args, named, rng)
+    return out if out is not None else _fix_value(env, g, j, args, error, named, rng)
 
 # %% ../../nbs/06d_synth_ground.ipynb #a34c6fde
 _IDV = re.compile(r"^[A-Za-z]+_\d+$")
@@ -330,72 +366,89 @@ def _alive(env: Env, state, entity: str, ids, taken) -> list:
     t = entity.split(".", 1)[1]
     return [i for i in ids if i not in taken and state.get(t, i) is not None]
 
-def run_node(env: Env, g: Grounding, j: int, rng, cfg: SynthConfig, optional: bool, amb: int | None) -> bool:
-    "Execute node j (choosing its open ids and values); False when it cannot be made to work."
+# %% ../../nbs/06d_synth_ground.ipynb #d52325b7
+def _bind_given(env: Env, g: Grounding, j: int, rng) -> bool:
+    "Bind node j's open `given` inputs to entities of the sampling context; False when one cannot be bound."
     plan, node, server = g.plan, g.plan.nodes[j], g.plan.server
-    graph, ctx, w = graph_of(server), env.ctx(server), g.world
-    state = w.sessions[server].state
+    ctx, state = env.ctx(server), g.world.sessions[server].state
     for v in node.inputs.values():
         if v in g.ids: continue
         pool = _alive(env, state, plan.vars[v].entity, ctx.ids(plan.vars[v].entity), set(g.ids.values()))
         if plan.vars[v].source != "given" or not pool: return False
         e = plan.vars[v].entity
         g.ids[v] = _choose(rng, pool, env, node.tool, ctx.rows.get(e), _anchor(g, state), _ctx_signatures(server, env.seed, env.size, e))
-    picks = [v for v, var in enumerate(plan.vars) if var.source == "pick" and var.node == j]
-    hint = None
-    if picks and graph.is_entry(node.tool):
-        e = plan.vars[picks[0]].entity
-        pool = _alive(env, state, e, ctx.ids(e), set(g.ids.values()))
-        if pool: hint = ctx.rows[e][_choose(rng, pool, env, _user_of(plan, picks[0]), ctx.rows[e], (server, state, set()),
-                                            _ctx_signatures(server, env.seed, env.size, e))]
+    return True
+
+def _entry_hint(env: Env, g: Grounding, j: int, picks: list, rng) -> dict | None:
+    "For an entry read, the context row its first pick will take (the call searches for it by name); else None."
+    plan, server = g.plan, g.plan.server
+    ctx, state = env.ctx(server), g.world.sessions[server].state
+    if not (picks and graph_of(server).is_entry(plan.nodes[j].tool)): return None
+    e = plan.vars[picks[0]].entity
+    pool = _alive(env, state, e, ctx.ids(e), set(g.ids.values()))
+    if not pool: return None
+    return ctx.rows[e][_choose(rng, pool, env, _user_of(plan, picks[0]), ctx.rows[e], (server, state, set()),
+                               _ctx_signatures(server, env.seed, env.size, e))]
+
+# %% ../../nbs/06d_synth_ground.ipynb #14ba58bf
+def _call_node(env: Env, g: Grounding, j: int, rng, cfg: SynthConfig, hint: dict | None, optional: bool) -> tuple | None:
+    "(arguments, result, world before a write) of node j's first accepted call: refused values are repaired or redrawn; None when none works."
+    node, server, w = g.plan.nodes[j], g.plan.server, g.world
+    graph, state = graph_of(server), w.sessions[server].state
     args = None
     for _ in range(cfg.value_tries):
         args = (args is not None and repair(env, g, j, args, r.error, rng)) or node_args(env, g, j, rng, cfg, hint, optional and rng.random() < cfg.p_optional)
-        if args is None: return False
+        if args is None: return None
         pre = w.fork() if graph.kind(node.tool) == "write" else None
         r = w.call(node.tool, args)
-        if r.ok: break
+        if r.ok: return args, r, pre
         ids = [g.ids[v] for v in node.inputs.values()]
         for i in ids: env.memo[(node.tool, i)] += 1
         plain = [(p, x) for p, x in args.items() if p not in node.inputs and not isinstance(x, (bool, list, dict))]
         named = any(re.search(rf"\b{p}\b", r.error) or len(str(x)) > 2 and str(x) in r.error for p, x in plain)
         if any(i in r.error for i in ids) and not named:  # the entities are the problem: new values will not help
             learn_refusal(env, node.tool, [_row_of(server, state, i) or {} for i in ids], r.error)
-            return False
-    else: return False
-    if picks and not pick_rows(env, g, j, picks, args, r, rng, cfg, hint, amb):
-        for v in node.inputs.values(): env.memo[(node.tool, g.ids[v])] += 1
-        return False
-    if pre is not None:
-        made = [(e, i) for e, i, _ in entity_rows(r.content, server, state, graph.produces(node.tool))
-                if pre.sessions[server].state.get(e.split(".", 1)[1], i) is None]
-        g.created[j] = list(dict.fromkeys(made))
-        for v, var in enumerate(plan.vars):
-            if var.source == "out" and var.node == j:
-                ids = [i for _, i, _ in entity_rows(r.content, server, state, [var.entity]) if i not in g.ids.values()]
-                if not ids: return False
-                g.ids[v] = ids[0]
-    g.args[j], g.results[j] = args, r
-    return True
+            return None
+    return None
 
-# %% ../../nbs/06d_synth_ground.ipynb #d6d0e104
-def pick_rows(env: Env, g: Grounding, j: int, picks: list, args: dict, r, rng, cfg, hint, amb) -> bool:
-    "Choose the rows that node j's pick variables take from its output (and add a matching filter)."
+# %% ../../nbs/06d_synth_ground.ipynb #f5fb8f18
+def _candidates(env: Env, g: Grounding, e: str, r, hint: dict | None, rng) -> tuple[dict, dict]:
+    "(rows of entity `e` in the result `r`, {id: natural reference or None} of up to 12 of them a user could name)."
+    server, key = g.plan.server, _table_key(e)
+    state = g.world.sessions[server].state
+    rows = {i: row for _, i, row in entity_rows(r.content, server, state, [e])}
+    counts = ref_counts(list(rows.values()))
+    ok = [i for i in rows if i not in g.ids.values() and env.initial(e, i) is not None]
+    if hint is not None and hint.get(key) in ok: ok.remove(hint[key]); ok.insert(0, hint[key])
+    # a row is named by a field unique among the rows the model sees and equal to its seed-state value (a user only
+    # knows the seed state, and validation checks mentions against it); at most 12 candidates are considered
+    refs = {}
+    for i in ok[:1] + rng.sample(ok[1:], min(max(len(ok) - 1, 0), 11)):
+        init = env.initial(e, i)
+        refs[i] = natural_ref(rows[i], key, (), counts, {k for k, x in rows[i].items() if init.get(k) == x})
+    return rows, refs
+
+# %% ../../nbs/06d_synth_ground.ipynb #cf2cbca4
+def _filter_by_name(g: Grounding, j: int, v: int, args: dict, r):
+    "Make node j's read search by the name its picked row is known by, when it can and still returns that row."
     plan, w, server = g.plan, g.world, g.plan.server
     spec, state = graph_of(server).tools[plan.nodes[j].tool], w.sessions[server].state
+    f, val, _ = g.refs[v]
+    s = spec.params.get(f)
+    if s is not None and f not in args and "enum" not in s and _first_type(s) == "string":
+        r2 = w.call(spec.name, {**args, f: val})
+        kept = [i for _, i, _ in entity_rows(r2.content, server, state, [plan.vars[v].entity])]
+        if r2.ok and g.ids[v] in kept:
+            args[f], r.content = val, r2.content
+            g.cands[v] = {i: g.cands[v][i] for i in kept if i in g.cands[v]}
+
+# %% ../../nbs/06d_synth_ground.ipynb #59748792
+def pick_rows(env: Env, g: Grounding, j: int, picks: list, args: dict, r, rng, cfg, hint, amb) -> bool:
+    "Choose the rows that node j's pick variables take from its output (and add a matching filter)."
+    plan, state = g.plan, g.world.sessions[g.plan.server].state
     for v in picks:
-        e = plan.vars[v].entity
-        key = _table_key(e)
-        rows = {i: row for _, i, row in entity_rows(r.content, server, state, [e])}
-        counts = ref_counts(list(rows.values()))
-        ok = [i for i in rows if i not in g.ids.values() and env.initial(e, i) is not None]
-        if hint is not None and hint.get(key) in ok: ok.remove(hint[key]); ok.insert(0, hint[key])
-        # a row is named by a field unique among the rows the model sees and equal to its seed-state value (a user only
-        # knows the seed state, and validation checks mentions against it); at most 12 candidates are considered
-        refs = {}
-        for i in ok[:1] + rng.sample(ok[1:], min(max(len(ok) - 1, 0), 11)):
-            init = env.initial(e, i)
-            refs[i] = natural_ref(rows[i], key, (), counts, {k for k, x in rows[i].items() if init.get(k) == x})
+        key = _table_key(plan.vars[v].entity)
+        rows, refs = _candidates(env, g, plan.vars[v].entity, r, hint, rng)
         ok = list(refs)
         named = [i for i in ok if refs[i]]
         if not ok or (v == amb and len(named) < 2): return False
@@ -404,15 +457,39 @@ def pick_rows(env: Env, g: Grounding, j: int, picks: list, args: dict, r, rng, c
             _choose(rng, pool, env, _user_of(plan, v), rows, _anchor(g, state))
         g.ids[v], g.refs[v], g.cands[v] = i, refs[i], refs
     v = picks[0]
-    if len(picks) == 1 and g.refs.get(v) and v != amb and rng.random() < cfg.p_filter:
-        f, val, _ = g.refs[v]
-        s = spec.params.get(f)
-        if s is not None and f not in args and "enum" not in s and _first_type(s) == "string":
-            r2 = w.call(spec.name, {**args, f: val})
-            kept = [i for _, i, _ in entity_rows(r2.content, server, state, [plan.vars[v].entity])]
-            if r2.ok and g.ids[v] in kept:
-                args[f], r.content = val, r2.content
-                g.cands[v] = {i: g.cands[v][i] for i in kept if i in g.cands[v]}
+    if len(picks) == 1 and g.refs.get(v) and v != amb and rng.random() < cfg.p_filter: _filter_by_name(g, j, v, args, r)
+    return True
+
+# %% ../../nbs/06d_synth_ground.ipynb #77bf0c3d
+def _take_created(g: Grounding, j: int, r, pre: World) -> bool:
+    "Note the entities node j's write created (absent from `pre`) and bind its `out` variables; False when one gets none."
+    plan, node, server = g.plan, g.plan.nodes[j], g.plan.server
+    graph, state = graph_of(server), g.world.sessions[server].state
+    made = [(e, i) for e, i, _ in entity_rows(r.content, server, state, graph.produces(node.tool))
+            if pre.sessions[server].state.get(e.split(".", 1)[1], i) is None]
+    g.created[j] = list(dict.fromkeys(made))
+    for v, var in enumerate(plan.vars):
+        if var.source == "out" and var.node == j:
+            ids = [i for _, i, _ in entity_rows(r.content, server, state, [var.entity]) if i not in g.ids.values()]
+            if not ids: return False
+            g.ids[v] = ids[0]
+    return True
+
+# %% ../../nbs/06d_synth_ground.ipynb #b229912a
+def run_node(env: Env, g: Grounding, j: int, rng, cfg: SynthConfig, optional: bool, amb: int | None) -> bool:
+    "Execute node j (choosing its open ids and values); False when it cannot be made to work."
+    node = g.plan.nodes[j]
+    if not _bind_given(env, g, j, rng): return False
+    picks = [v for v, var in enumerate(g.plan.vars) if var.source == "pick" and var.node == j]
+    hint = _entry_hint(env, g, j, picks, rng)
+    called = _call_node(env, g, j, rng, cfg, hint, optional)
+    if called is None: return False
+    args, r, pre = called
+    if picks and not pick_rows(env, g, j, picks, args, r, rng, cfg, hint, amb):
+        for v in node.inputs.values(): env.memo[(node.tool, g.ids[v])] += 1
+        return False
+    if pre is not None and not _take_created(g, j, r, pre): return False
+    g.args[j], g.results[j] = args, r
     return True
 
 # %% ../../nbs/06d_synth_ground.ipynb #e95b6536

@@ -9,6 +9,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 
+from fastcore.basics import patch
+
 from ..toolgraph import ToolGraph
 
 # %% auto #0
@@ -32,6 +34,7 @@ class Node:
     after: tuple = ()
     target: bool = False
 
+# %% ../../nbs/06b_synth_plan.ipynb #29988386
 @dataclass
 class Plan:
     "A dataflow graph of calls over one server."
@@ -51,85 +54,108 @@ class Plan:
             out |= {(a, j) for a in n.after}
         return out
 
-    @property
-    def structure(self) -> str:
-        "chain, funnel (fan-in), tree (fan-out) or orderfree (independent parts)."
-        n, es = len(self.nodes), self.edges()
-        if n == 0: return "none"
-        parent = list(range(n))
-        def root(i):
-            while parent[i] != i: i = parent[i]
-            return i
-        for a, b in es: parent[root(a)] = root(b)
-        if len({root(i) for i in range(n)}) > 1: return "orderfree"
-        outd, ind = Counter(a for a, _ in es), Counter(b for _, b in es)
-        if any(c > 1 for c in outd.values()): return "tree"
-        if any(c > 1 for c in ind.values()): return "funnel"
-        return "chain"
-
     def key(self) -> tuple:
+        "A hashable description of the plan: plans with equal keys are the same plan."
         return tuple((n.tool, tuple(sorted((p, self.vars[v].source, self.vars[v].node, v) for p, v in n.inputs.items())), n.after, n.target)
                      for n in self.nodes)
 
-    def dependents(self, v: int) -> set:
-        "Nodes that use variable `v`, directly or through other nodes."
-        es, out = self.edges(), {j for j, n in enumerate(self.nodes) if v in n.inputs.values()}
-        grew = True
-        while grew:
-            new = {b for a, b in es if a in out} - out
-            grew, out = bool(new), out | new
-        return out
+# %% ../../nbs/06b_synth_plan.ipynb #e7c049a4
+@patch(as_prop=True)
+def structure(self: Plan) -> str:
+    "chain, funnel (fan-in), tree (fan-out) or orderfree (independent parts)."
+    n, es = len(self.nodes), self.edges()
+    if n == 0: return "none"
+    parent = list(range(n))
+    def root(i):
+        while parent[i] != i: i = parent[i]
+        return i
+    for a, b in es: parent[root(a)] = root(b)
+    if len({root(i) for i in range(n)}) > 1: return "orderfree"
+    outd, ind = Counter(a for a, _ in es), Counter(b for _, b in es)
+    if any(c > 1 for c in outd.values()): return "tree"
+    if any(c > 1 for c in ind.values()): return "funnel"
+    return "chain"
+
+# %% ../../nbs/06b_synth_plan.ipynb #48ecb8cd
+@patch
+def dependents(self: Plan, v: int) -> set:
+    "Nodes that use variable `v`, directly or through other nodes."
+    es, out = self.edges(), {j for j, n in enumerate(self.nodes) if v in n.inputs.values()}
+    grew = True
+    while grew:
+        new = {b for a, b in es if a in out} - out
+        grew, out = bool(new), out | new
+    return out
 
 # %% ../../nbs/06b_synth_plan.ipynb #0917f186
 class _TooBig(Exception): pass
 
+class _Builder:
+    "A plan under construction on `graph`: its calls and variables, grown by `add` and `acquire`."
+    def __init__(self, graph: ToolGraph, rng, p_discover: float, p_share: float, p_after: float, max_nodes: int):
+        self.graph, self.rng, self.p_discover, self.p_share, self.p_after = graph, rng, p_discover, p_share, p_after
+        self.max_nodes, self.nodes, self.vars, self.count = max_nodes, [], [], 0
+
+    def new_var(self, e: str, src: str, node: int = -1) -> int:
+        "A new variable of entity `e` with source `src`; its index."
+        self.vars.append(Var(e, src, node)); return len(self.vars) - 1
+
+# %% ../../nbs/06b_synth_plan.ipynb #45b3b19b
+@patch
+def acquire(self: _Builder, e: str, path, used) -> int:
+    "A variable for an input of entity `e`: reused, picked from a read in the plan, discovered by a new call, or given."
+    graph, rng, nodes, vars = self.graph, self.rng, self.nodes, self.vars
+    reuse = [i for i, v in enumerate(vars) if v.entity == e and i not in used]
+    if reuse and rng.random() < self.p_share: return rng.choice(reuse)
+    sib = [j for j, n in enumerate(nodes) if graph.kind(n.tool) == "read" and e in graph.produces(n.tool)]
+    if sib and rng.random() < self.p_share: return self.new_var(e, "pick", rng.choice(sib))
+    prods = sorted(t for t in graph.producers.get(e, []) if t not in path and e not in graph.inputs(t).values())
+    if prods and self.count < self.max_nodes and rng.random() < self.p_discover:
+        reads = [t for t in prods if graph.kind(t) == "read"]
+        t = rng.choice(reads if reads and rng.random() < 0.8 else prods)
+        j = self.add(t, path)
+        return self.new_var(e, "pick" if graph.kind(t) == "read" else "out", j)
+    return self.new_var(e, "given")
+
+# %% ../../nbs/06b_synth_plan.ipynb #6d313ad9
+@patch
+def add(self: _Builder, tool: str, path, target: bool = False, bound: dict | None = None) -> int:
+    "Append a call of `tool` after the calls it needs; its index (`bound` fixes some of its inputs)."
+    graph, rng, nodes, vars = self.graph, self.rng, self.nodes, self.vars
+    self.count += 1
+    if self.count > self.max_nodes: raise _TooBig
+    path = path | {tool}
+    inputs, after, ins = {}, [], graph.inputs(tool)
+    for p, vi in (bound or {}).items(): inputs[p] = vi
+    for a in graph.tools[tool].after:
+        if a in graph.tools and a not in path and self.count < self.max_nodes and rng.random() < self.p_after:
+            ai = self.add(a, path)
+            after.append(ai)
+            for p, e in ins.items():
+                if p in inputs: continue
+                if e in graph.produces(a): inputs[p] = self.new_var(e, "pick" if graph.kind(a) == "read" else "out", ai)
+                else:
+                    shared = [v for v in nodes[ai].inputs.values() if vars[v].entity == e and v not in inputs.values()]
+                    if shared: inputs[p] = shared[0]
+    for p, e in ins.items():
+        if p not in inputs: inputs[p] = self.acquire(e, path, set(inputs.values()))
+    nodes.append(Node(tool, inputs, tuple(after), target))
+    return len(nodes) - 1
+
+# %% ../../nbs/06b_synth_plan.ipynb #e6e26fa3
 def build_plan(graph: ToolGraph, targets: list, rng, p_discover: float = 0.8, p_share: float = 0.3, p_after: float = 0.5,
                max_nodes: int = 6, bind: dict | None = None) -> Plan | None:
     "A random plan reaching `targets`; `bind` fixes the first target's inputs to given `Var`s. None if over `max_nodes`."
-    nodes, vars, count = [], [], [0]
-    def new_var(e, src, node=-1):
-        vars.append(Var(e, src, node)); return len(vars) - 1
-    def acquire(e, path, used):
-        reuse = [i for i, v in enumerate(vars) if v.entity == e and i not in used]
-        if reuse and rng.random() < p_share: return rng.choice(reuse)
-        sib = [j for j, n in enumerate(nodes) if graph.kind(n.tool) == "read" and e in graph.produces(n.tool)]
-        if sib and rng.random() < p_share: return new_var(e, "pick", rng.choice(sib))
-        prods = sorted(t for t in graph.producers.get(e, []) if t not in path and e not in graph.inputs(t).values())
-        if prods and count[0] < max_nodes and rng.random() < p_discover:
-            reads = [t for t in prods if graph.kind(t) == "read"]
-            t = rng.choice(reads if reads and rng.random() < 0.8 else prods)
-            j = add(t, path)
-            return new_var(e, "pick" if graph.kind(t) == "read" else "out", j)
-        return new_var(e, "given")
-    def add(tool, path, target=False, bound=None):
-        count[0] += 1
-        if count[0] > max_nodes: raise _TooBig
-        path = path | {tool}
-        inputs, after, ins = {}, [], graph.inputs(tool)
-        for p, vi in (bound or {}).items(): inputs[p] = vi
-        for a in graph.tools[tool].after:
-            if a in graph.tools and a not in path and count[0] < max_nodes and rng.random() < p_after:
-                ai = add(a, path)
-                after.append(ai)
-                for p, e in ins.items():
-                    if p in inputs: continue
-                    if e in graph.produces(a): inputs[p] = new_var(e, "pick" if graph.kind(a) == "read" else "out", ai)
-                    else:
-                        shared = [v for v in nodes[ai].inputs.values() if vars[v].entity == e and v not in inputs.values()]
-                        if shared: inputs[p] = shared[0]
-        for p, e in ins.items():
-            if p not in inputs: inputs[p] = acquire(e, path, set(inputs.values()))
-        nodes.append(Node(tool, inputs, tuple(after), target))
-        return len(nodes) - 1
+    b = _Builder(graph, rng, p_discover, p_share, p_after, max_nodes)
     try:
         for k, t in enumerate(targets):
             bound = None
             if k == 0 and bind:
                 bound = {}
-                for p, v in bind.items(): vars.append(v); bound[p] = len(vars) - 1
-            add(t, frozenset(), True, bound)
+                for p, v in bind.items(): b.vars.append(v); bound[p] = len(b.vars) - 1
+            b.add(t, frozenset(), True, bound)
     except _TooBig: return None
-    return Plan(graph.server_of[targets[0]], nodes, vars)
+    return Plan(graph.server_of[targets[0]], b.nodes, b.vars)
 
 # %% ../../nbs/06b_synth_plan.ipynb #494c13cb
 def levels(plan: Plan, nodes) -> dict:

@@ -27,6 +27,7 @@ def plural(w: str) -> str:
     if re.search(r"[^aeiou]y$", w): return w[:-1] + "ies"
     return w + "s"
 
+# %% ../../nbs/06c_synth_realize.ipynb #de38683f
 def verb_phrase(description: str) -> str:
     "The intent of a tool from its description: first sentence, no parentheses or trailing qualifications, lower-cased."
     s = re.split(r"(?<=[a-z0-9)])\.(\s|$)", description.strip(), maxsplit=1)[0]
@@ -35,6 +36,7 @@ def verb_phrase(description: str) -> str:
     if len(s) > 1 and not s[1].isupper(): s = s[0].lower() + s[1:]
     return s
 
+# %% ../../nbs/06c_synth_realize.ipynb #aad94ae3
 _PLAIN = re.compile(r"\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d)?)?|[a-z][a-z_]*")
 
 def say(v) -> str:
@@ -144,6 +146,7 @@ _ORDERED = ["{a}, then {b}", "{a} and then {b}", "{a}, and once that's done, {b}
             "{a}, and when that's done, {b}"]
 _FREE = ["{a}, and also {b}", "{a} and {b}", "{a}, and while you're at it, {b}", "{a}, plus {b}", "{a}, and I also need to {b}"]
 
+# %% ../../nbs/06c_synth_realize.ipynb #40662901
 def _cap(s: str) -> str: return s[:1].upper() + s[1:]
 
 _FOR_ME = [(r"^(show|tell|give|get|find|read) me\b", lambda m: {"show": "see", "tell": "find out", "give": "get", "read": "read"}.get(m.group(1), m.group(1)))]
@@ -217,14 +220,17 @@ def reply_done(lines: list[str], rng) -> str:
     return " ".join([head] + lines) if lines else head
 
 def reply_ask_value(label: str, rng) -> str:
+    "The gold assistant's question for a value the request left out."
     return rng.choice(["Sure - what {l} should I use?", "Happy to help. Which {l} would you like?", "I can do that. What is the {l}?",
                        "Before I do that, I need the {l}. What should it be?"]).format(l=label)
 
 def reply_ask_which(kind: str, options: list[str], rng) -> str:
+    "The gold assistant's question which of several entities the user means."
     opts = join_words(options, "or")
     return rng.choice(["I found several {p}: {o}. Which one do you mean?", "There is more than one {k} that fits: {o}. Which one should I use?",
                        "Which {k} do you mean: {o}?"]).format(p=plural(kind), k=kind, o=opts)
 
+# %% ../../nbs/06c_synth_realize.ipynb #aa820a7b
 def reply_failed(verb: str, error: str, done: bool, rng) -> str:
     "The reply when a call failed (after the others, if `done`, succeeded)."
     lead = "I did the rest, but I couldn't {v}" if done else rng.choice(["I couldn't {v}", "Sorry, I wasn't able to {v}", "That didn't work: I couldn't {v}"])
@@ -286,6 +292,7 @@ def _invented_name(text: str, out: str, keep: list[str]) -> bool:
         if m.group().lower() not in known: return True
     return False
 
+# %% ../../nbs/06c_synth_realize.ipynb #605c3753
 def rewrite_problem(text: str, out, keep: list[str]) -> str | None:
     "Why a teacher's rewrite `out` of `text` cannot be used (None when it can)."
     if not isinstance(out, str) or not out: return "empty"
@@ -297,6 +304,7 @@ def rewrite_problem(text: str, out, keep: list[str]) -> str | None:
     if _invented_name(text, out, keep): return "invented_name"
     return None
 
+# %% ../../nbs/06c_synth_realize.ipynb #e1f7a182
 def rewrite(text: str, keep: list[str], teacher) -> tuple[str | None, str]:
     "(the teacher's validated rewrite of `text` or None, 'kept' or why it was refused: error, lost_value, invented_id, ...)."
     try: out = teacher(TEACHER_PROMPT.format(keep="; ".join(json.dumps(k, ensure_ascii=False) for k in keep), text=text))
@@ -309,6 +317,7 @@ def paraphrase(text: str, keep: list[str], teacher) -> str | None:
     "The teacher's rewrite of `text`, or None when it drops a required string, invents an id, number or name, or fails."
     return rewrite(text, keep, teacher)[0]
 
+# %% ../../nbs/06c_synth_realize.ipynb #d5646511
 def pipeline_teacher(pipe, max_new_tokens: int = 160):
     "A teacher from a transformers chat text-generation pipeline (greedy decoding)."
     def ask(prompt: str) -> str:
