@@ -26,6 +26,7 @@ def _missing(name: str) -> bool:
     try: return importlib.util.find_spec(name) is None
     except (ModuleNotFoundError, ValueError): return True
 
+# %% ../nbs/12b_bfcl.ipynb #77669993
 class _Inert(type):
     "A class whose every attribute is another inert class: stands for any name of an absent SDK."
     def __getattr__(cls, name):
@@ -40,6 +41,7 @@ class _Placeholder(types.ModuleType):
         if name.startswith("__"): raise AttributeError(name)
         return _Inert(name, (), {"__module__": self.__name__})
 
+# %% ../nbs/12b_bfcl.ipynb #c1e10c6c
 class _Placeholders(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     "An import hook that serves placeholders for the given absent packages (and their absent parents)."
     def __init__(self, roots):
@@ -51,6 +53,7 @@ class _Placeholders(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec): return _Placeholder(spec.name)
     def exec_module(self, module): pass
 
+# %% ../nbs/12b_bfcl.ipynb #53359c35
 @functools.cache
 def bfcl() -> SimpleNamespace:
     "BFCL's pieces we use, imported once (absent vendor SDKs stood in by placeholders during the import)."
@@ -103,18 +106,35 @@ def bfcl_task(entry: dict, ground_truth: list) -> Task:
     return Task(id=entry["id"], servers=[], tools=[], turns=turns)
 
 # %% ../nbs/12b_bfcl.ipynb #9909ce8b
+class _ChatHistory:
+    "The message side of our BFCL handler: OpenAI chat messages in BFCL's inference data, calls to BFCL as `{name: JSON arguments}`."
+    def decode_ast(self, result, language, has_tool_call_tag):
+        return [{n: json.loads(a)} for call in result for n, a in call.items()]
+
+    def decode_execute(self, result, has_tool_call_tag): return bfcl().convert_to_function_call(result)
+
+    def _parse_query_response_FC(self, reply):
+        p = parse_message(reply.message)
+        return {"model_responses": [{c.name: json.dumps(c.arguments)} for c in p.calls] if p.calls else p.text,
+                "model_responses_message_for_chat_history": assistant_msg(p.text, p.calls),
+                "tool_call_ids": [c.id for c in p.calls], "input_token": 0, "output_token": reply.tokens}
+
+    def add_first_turn_message_FC(self, data, messages): data["message"].extend(messages); return data
+    def _add_next_turn_user_message_FC(self, data, messages): data["message"].extend(messages); return data
+    def _add_assistant_message_FC(self, data, response): data["message"].append(response["model_responses_message_for_chat_history"]); return data
+
+    def _add_execution_results_FC(self, data, results, response):
+        data["message"] += [{"role": "tool", "tool_call_id": i, "content": r} for r, i in zip(results, response["tool_call_ids"])]
+        return data
+
+# %% ../nbs/12b_bfcl.ipynb #a595fed1
 def handler_class(policy, tasks: dict):
     "A BFCL handler class (function-calling mode) that asks `policy` for every assistant message; `tasks` by entry id."
     b = bfcl()
-    class PolicyHandler(b.BaseHandler):
+    class PolicyHandler(_ChatHistory, b.BaseHandler):
         def __init__(self, model_name, temperature, registry_name, is_fc_model, **kwargs):
             super().__init__(model_name, temperature, registry_name, is_fc_model, **kwargs)
             self.model_style = b.ModelStyle.OPENAI_COMPLETIONS
-
-        def decode_ast(self, result, language, has_tool_call_tag):
-            return [{n: json.loads(a)} for call in result for n, a in call.items()]
-
-        def decode_execute(self, result, has_tool_call_tag): return b.convert_to_function_call(result)
 
         def _pre_query_processing_FC(self, data, entry):
             data.update(message=[], task=tasks.get(entry["id"]))
@@ -128,20 +148,6 @@ def handler_class(policy, tasks: dict):
             t0 = time.perf_counter()
             reply = policy.act([data["message"]], [data["tools"]], [data["task"]])[0]
             return reply, time.perf_counter() - t0
-
-        def _parse_query_response_FC(self, reply):
-            p = parse_message(reply.message)
-            return {"model_responses": [{c.name: json.dumps(c.arguments)} for c in p.calls] if p.calls else p.text,
-                    "model_responses_message_for_chat_history": assistant_msg(p.text, p.calls),
-                    "tool_call_ids": [c.id for c in p.calls], "input_token": 0, "output_token": reply.tokens}
-
-        def add_first_turn_message_FC(self, data, messages): data["message"].extend(messages); return data
-        def _add_next_turn_user_message_FC(self, data, messages): data["message"].extend(messages); return data
-        def _add_assistant_message_FC(self, data, response): data["message"].append(response["model_responses_message_for_chat_history"]); return data
-
-        def _add_execution_results_FC(self, data, results, response):
-            data["message"] += [{"role": "tool", "tool_call_id": i, "content": r} for r, i in zip(results, response["tool_call_ids"])]
-            return data
     return PolicyHandler
 
 # %% ../nbs/12b_bfcl.ipynb #623ae5ec
@@ -153,12 +159,28 @@ def _forget_instances(name: str):
     g, prefix = vars(bfcl().multi_turn_utils), re.sub(r"[-./:]", "_", name) + "_"
     for k in [k for k in g if k.startswith(prefix) and k.endswith("_instance")]: del g[k]
 
+# %% ../nbs/12b_bfcl.ipynb #4def619a
 def _score_lines(score_dir: Path, category: str) -> list:
     return [json.loads(l) for l in next(score_dir.rglob(f"*_{category}_score.json")).read_text().splitlines() if l.strip()]
 
+def _report(policy, name: str, category: str, limit: int | None, out: Path, t0: float) -> dict:
+    "A run's report from BFCL's files under `out`: its accuracy, failures by error type and cost per entry (also written to `out/report.json`)."
+    from importlib.metadata import version
+    head, *failures = _score_lines(out / "score", category)
+    results = [json.loads(l) for f in (out / "result").rglob("*_result.json") for l in f.read_text().splitlines() if l.strip()]
+    flat = lambda r, k: [x for turn in r.get(k) or [] for x in (turn if isinstance(turn, list) else [turn])]
+    rep = {"benchmark": f"BFCL v4 multi-turn (bfcl-eval {version('bfcl-eval')})", "category": category, "policy": getattr(policy, "name", name),
+           "model": name, "accuracy": head["accuracy"], "correct": head["correct_count"], "total": head["total_count"],
+           "errors": dict(Counter(f["error"]["error_type"] for f in failures if isinstance(f.get("error"), dict))),
+           "output_tokens_per_entry": mean((sum(flat(r, "output_token_count")) for r in results), 0.0),
+           "seconds_per_entry": mean((sum(flat(r, "latency")) for r in results), 0.0),
+           "seconds": round(time.perf_counter() - t0, 3), "limit": limit}
+    (out / "report.json").write_text(json.dumps(rep, indent=1))
+    return rep
+
+# %% ../nbs/12b_bfcl.ipynb #6b6aa958
 def run_bfcl(policy, category: str = "multi_turn_base", limit: int | None = None, out_dir="runs/bfcl") -> dict:
     "Run `policy` (a policy or a name for `policy_from_name`) on a BFCL multi-turn category through BFCL's own pipeline."
-    from importlib.metadata import version
     from prove_nb.evaluate import policy_from_name
     if category not in CATEGORIES: raise ValueError(f"unknown category {category!r}; known: {', '.join(CATEGORIES)}")
     b = bfcl()
@@ -183,14 +205,4 @@ def run_bfcl(policy, category: str = "multi_turn_base", limit: int | None = None
             produced = b.load_file(next(result.rglob(f"*_{category}_result.json")), sort_by_id=True)
             b.eval_runner.evaluate_task(category, result, score, produced, name, b.eval_runner.get_handler(name), {}, allow_missing=limit is not None)
     finally: _forget_instances(name)
-    head, *failures = _score_lines(score, category)
-    results = [json.loads(l) for f in result.rglob("*_result.json") for l in f.read_text().splitlines() if l.strip()]
-    flat = lambda r, k: [x for turn in r.get(k) or [] for x in (turn if isinstance(turn, list) else [turn])]
-    rep = {"benchmark": f"BFCL v4 multi-turn (bfcl-eval {version('bfcl-eval')})", "category": category, "policy": getattr(policy, "name", name),
-           "model": name, "accuracy": head["accuracy"], "correct": head["correct_count"], "total": head["total_count"],
-           "errors": dict(Counter(f["error"]["error_type"] for f in failures if isinstance(f.get("error"), dict))),
-           "output_tokens_per_entry": mean((sum(flat(r, "output_token_count")) for r in results), 0.0),
-           "seconds_per_entry": mean((sum(flat(r, "latency")) for r in results), 0.0),
-           "seconds": round(time.perf_counter() - t0, 3), "limit": limit}
-    (out / "report.json").write_text(json.dumps(rep, indent=1))
-    return rep
+    return _report(policy, name, category, limit, out, t0)

@@ -222,6 +222,7 @@ def predicted(calls: list, names: dict) -> list:
         out.append({"name": names.get(c.name, c.name), "arguments": c.arguments, "label": f"var{n}" if c.ok else None})
     return out
 
+# %% ../nbs/12c_nestful.ipynb #1f164c8d
 def run_nestful(policy, split: str = "executable", limit: int | None = None, out_dir="runs/nestful", distractors: int = 2,
                 limits: Limits = NESTFUL_LIMITS, batch_size: int = 8) -> dict:
     "Run `policy` (or a name for `policy_from_name`) on a NESTFUL set; the report, also written to `out_dir`."

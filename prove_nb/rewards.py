@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Iterable, Iterator
 
+from fastcore.basics import patch
+
 from .core import ToolCall, call_from_obj, function_schema, mean, parse_message, value_errors, assistant_msg, user_msg, tool_msg
 from .server import World, ToolResult, load_server, replay_gold, unknown_tool_error
 from .task import Task, load_tasks
@@ -55,6 +57,7 @@ def gold_calls(task: Task) -> list[GoldCall]:
                 out.append(GoldCall(len(out), t, tc, bool(c.get("expect_error"))))
     return out
 
+# %% ../nbs/07_rewards.ipynb #ece84267
 def gold_deps(task: Task) -> dict:
     "{j: [i, ...]}: the gold calls each gold call needs, from the task's `deps` edges [i, j]."
     out = defaultdict(list)
@@ -88,6 +91,7 @@ def gold_hash(task: Task, upto: int | None = None) -> str:
     "The hash of the gold state after turns 0..`upto` (default: all; then it is the task's `gold_state_hash`)."
     return gold_world(task, upto).hash()
 
+# %% ../nbs/07_rewards.ipynb #7441a6e3
 def same_state(a: World, b: World) -> bool:
     "Whether two worlds of the same servers hold the same rows (cheap when they fork the same seed states; a world held elsewhere, such as `scale.RemoteWorld`, is compared by its canonical hash)."
     if not (hasattr(a, "sessions") and hasattr(b, "sessions")): return a.hash() == b.hash()
@@ -121,23 +125,16 @@ class AlignedCompletion:
 
     @cached_property
     def tools(self) -> dict: return shown_tools(self.task)
-
     @cached_property
     def gold(self) -> list:
         "The gold calls of the scored turns."
         return [g for g in gold_calls(self.task) if self.first <= g.turn <= self.last]
-
     @cached_property
     def refused(self) -> set:
         "(turn, call key) of the scored gold calls that the world refuses."
         return {(g.turn, g.call.key()) for g in self.gold if g.expect_error}
-
     @cached_property
     def deps(self) -> dict: return gold_deps(self.task)
-
-    def _run(self, w: World, c: ToolCall) -> ToolResult:
-        if c.name not in self.tools: return ToolResult(False, error=unknown_tool_error(c.name, self.tools))
-        return w.run(c)
 
     @cached_property
     def executed(self) -> tuple:
@@ -147,20 +144,29 @@ class AlignedCompletion:
         for c in self.context: self._run(w, c)
         return w, [self._run(w, m.call) if m.call else None for m in self.calls]
 
-    @property
-    def results(self) -> list: return self.executed[1]
-
-    def ran(self, pos: int) -> bool:
-        "Whether scored call `pos` executed, or failed exactly as a refused gold call did."
-        m, r = self.calls[pos], self.results[pos]
-        return r is not None and (r.ok or (m.turn, m.call.key()) in self.refused)
-
-    @property
-    def world(self) -> World: return self.executed[0]
-
-    def text(self, turn: int) -> str: return self.texts.get(turn, "")
-
     def __repr__(self): return f"AlignedCompletion({self.task.id!r}, turns {self.first}..{self.last}, {len(self.calls)} calls)"
+
+# %% ../nbs/07_rewards.ipynb #9bba89c9
+@patch(as_prop=True)
+def results(self: AlignedCompletion) -> list: return self.executed[1]
+
+@patch(as_prop=True)
+def world(self: AlignedCompletion) -> World: return self.executed[0]
+
+@patch
+def text(self: AlignedCompletion, turn: int) -> str: return self.texts.get(turn, "")
+
+# %% ../nbs/07_rewards.ipynb #419d5238
+@patch
+def _run(self: AlignedCompletion, w: World, c: ToolCall) -> ToolResult:
+    if c.name not in self.tools: return ToolResult(False, error=unknown_tool_error(c.name, self.tools))
+    return w.run(c)
+
+@patch
+def ran(self: AlignedCompletion, pos: int) -> bool:
+    "Whether scored call `pos` executed, or failed exactly as a refused gold call did."
+    m, r = self.calls[pos], self.results[pos]
+    return r is not None and (r.ok or (m.turn, m.call.key()) in self.refused)
 
 # %% ../nbs/07_rewards.ipynb #a8fcc216
 def align_completion(task: Task, completion, context: int = 0, whole: bool = True, ran=None, replay: bool = False) -> AlignedCompletion:
@@ -177,6 +183,7 @@ def as_executed(tr: AlignedCompletion, world: World, records: list) -> tuple:
     recs = iter(records)
     return world, [ToolResult(r.ok, r.content, r.error) if m.call and (r := next(recs, None)) else None for m in tr.calls]
 
+# %% ../nbs/07_rewards.ipynb #48bd3706
 def _align(task: Task, completion, context: int, whole: bool) -> AlignedCompletion:
     msgs, problem = completion_messages(completion)
     n = len(task.turns)
@@ -187,16 +194,13 @@ def _align(task: Task, completion, context: int, whole: bool) -> AlignedCompleti
     for i, m in enumerate(msgs):
         if i >= context and not isinstance(m, dict):
             calls.append(ModelCall(None, max(t, first), step, f"message {i} is not an object"))
-            reasons.append(calls[-1].error); step += 1
-            continue
+            reasons.append(calls[-1].error); step += 1; continue
         role = m.get("role") if isinstance(m, dict) else None
         if role == "user": t += 1
         if role != "assistant": continue
         early |= t < 0
         turn, p = max(t, 0), parse_message(m)
-        if i < context:
-            ctx += p.calls
-            continue
+        if i < context: ctx += p.calls; continue
         answered += 1
         calls += [ModelCall(c, turn, step) for c in p.calls] + [ModelCall(None, turn, step, e) for e in p.errors]
         reasons += p.errors
@@ -221,6 +225,7 @@ def key_jaccard(a: Iterable, b: Iterable) -> float:
     a, b = set(a), set(b)
     return len(a & b) / len(a | b) if a | b else 1.0
 
+# %% ../nbs/07_rewards.ipynb #9959d5f2
 def _fit(gold_args: dict, args: dict) -> tuple:
     return (sum(k in args and same_value(args[k], v) for k, v in gold_args.items()), key_jaccard(gold_args, args))
 
@@ -240,6 +245,7 @@ def match_calls(gold: list, calls: list, keys: bool = True) -> dict:
             used.add(best[1]); out[g.index] = best[1]
     return out
 
+# %% ../nbs/07_rewards.ipynb #4f423af1
 def in_order(g: GoldCall, match: dict, tr: AlignedCompletion) -> bool:
     "Whether every dependency of `g` in a scored turn was matched at an earlier step than `g`."
     scored = {x.index for x in tr.gold}
@@ -277,12 +283,6 @@ class Reward:
     @property
     def range(self) -> tuple: return (self.floor, 1.0)
 
-    def abstention(self, tr: AlignedCompletion) -> RewardResult:
-        "1 when the model made no call on a task that needs none, else the floor."
-        n = len(tr.calls)
-        return RewardResult(1.0 if n == 0 else self.floor, {"abstain": float(n == 0)},
-                            tr.reasons + ([f"{n} calls where none was needed"] if n else []))
-
     def __call__(self, task: Task, completion) -> RewardResult:
         try:
             tr = completion if isinstance(completion, AlignedCompletion) else align_completion(task, completion, replay=True)
@@ -292,6 +292,14 @@ class Reward:
             return RewardResult(self.floor, {}, [f"could not score: {type(e).__name__}: {e}"])
 
     def score(self, tr: AlignedCompletion) -> RewardResult: raise NotImplementedError
+
+# %% ../nbs/07_rewards.ipynb #b54ef1ed
+@patch
+def abstention(self: Reward, tr: AlignedCompletion) -> RewardResult:
+    "1 when the model made no call on a task that needs none, else the floor."
+    n = len(tr.calls)
+    return RewardResult(1.0 if n == 0 else self.floor, {"abstain": float(n == 0)},
+                        tr.reasons + ([f"{n} calls where none was needed"] if n else []))
 
 # %% ../nbs/07_rewards.ipynb #8e403fdd
 PROVE_WEIGHTS = {"validity": 0.5, "coverage": 0.5, "efficiency": 0.15, "name": 0.2, "arg": 0.1}
@@ -312,39 +320,43 @@ class Prove(Reward):
 
     def budget(self, n_gt: int) -> int: return n_gt + math.ceil(self.beta * n_gt)
 
-    def validity(self, tr: AlignedCompletion, why: list) -> float:
-        "Mean over the model's calls of (name exists + arguments typed + executes) / 3 (/ 2 without execution)."
-        scores = []
-        for pos, m in enumerate(tr.calls):
-            schema = tr.tools.get(m.call.name) if m.call else None
-            missing, _, wrong = schema_problems(m.call, schema) if schema else (None, None, None)
-            ran = [tr.ran(pos)] if self.execute else []
-            scores.append(mean([schema is not None, schema is not None and not missing and not wrong] + ran, 0.0))
-            if self.execute and m.call and not ran[0]: why.append(f"step {m.step} {m.call.name}: {tr.results[pos].error}")
-        return mean(scores, 0.0)
+# %% ../nbs/07_rewards.ipynb #c9e88f66
+@patch
+def validity(self: Prove, tr: AlignedCompletion, why: list) -> float:
+    "Mean over the model's calls of (name exists + arguments typed + executes) / 3 (/ 2 without execution)."
+    scores = []
+    for pos, m in enumerate(tr.calls):
+        schema = tr.tools.get(m.call.name) if m.call else None
+        missing, _, wrong = schema_problems(m.call, schema) if schema else (None, None, None)
+        ran = [tr.ran(pos)] if self.execute else []
+        scores.append(mean([schema is not None, schema is not None and not missing and not wrong] + ran, 0.0))
+        if self.execute and m.call and not ran[0]: why.append(f"step {m.step} {m.call.name}: {tr.results[pos].error}")
+    return mean(scores, 0.0)
 
-    def score(self, tr: AlignedCompletion) -> RewardResult:
-        G, C, why = tr.gold, tr.calls, list(tr.reasons)
-        if not G: return self.abstention(tr)
-        match, comps = match_calls(G, C), {}
-        if self.on("validity"): comps["validity"] = self.validity(tr, why)
-        if self.on("coverage"):
-            ok = [g.index in match and in_order(g, match, tr) for g in G]
-            comps["coverage"] = mean(ok, 0.0)
-            why += [f"gold call {g.index} ({g.call.name}) " + ("out of dependency order" if g.index in match else "not made")
-                    for g, k in zip(G, ok) if not k]
-        if self.on("efficiency"):
-            B = self.budget(len(G))
-            comps["efficiency"] = -self.alpha * max(0, len(C) - B) / B
-            if len(C) > B: why.append(f"{len(C)} calls, budget {B}")
-        if self.on("name"):
-            names = {g.call.name for g in G}
-            comps["name"] = mean((m.call is not None and m.call.name in names for m in C), 0.0)
-        if self.on("arg"):
-            pairs = [(g.call.arguments, C[match[g.index]].call.arguments) for g in G if g.index in match]
-            n = sum(len(ga) for ga, _ in pairs)
-            comps["arg"] = (sum(_fit(ga, a)[0] for ga, a in pairs) / n if n else 1.0) if pairs else 0.0
-        return RewardResult(self.weighted(comps), comps, why)
+# %% ../nbs/07_rewards.ipynb #e96452fb
+@patch
+def score(self: Prove, tr: AlignedCompletion) -> RewardResult:
+    G, C, why = tr.gold, tr.calls, list(tr.reasons)
+    if not G: return self.abstention(tr)
+    match, comps = match_calls(G, C), {}
+    if self.on("validity"): comps["validity"] = self.validity(tr, why)
+    if self.on("coverage"):
+        ok = [g.index in match and in_order(g, match, tr) for g in G]
+        comps["coverage"] = mean(ok, 0.0)
+        why += [f"gold call {g.index} ({g.call.name}) " + ("out of dependency order" if g.index in match else "not made")
+                for g, k in zip(G, ok) if not k]
+    if self.on("efficiency"):
+        B = self.budget(len(G))
+        comps["efficiency"] = -self.alpha * max(0, len(C) - B) / B
+        if len(C) > B: why.append(f"{len(C)} calls, budget {B}")
+    if self.on("name"):
+        names = {g.call.name for g in G}
+        comps["name"] = mean((m.call is not None and m.call.name in names for m in C), 0.0)
+    if self.on("arg"):
+        pairs = [(g.call.arguments, C[match[g.index]].call.arguments) for g in G if g.index in match]
+        n = sum(len(ga) for ga, _ in pairs)
+        comps["arg"] = (sum(_fit(ga, a)[0] for ga, a in pairs) / n if n else 1.0) if pairs else 0.0
+    return RewardResult(self.weighted(comps), comps, why)
 
 # %% ../nbs/07_rewards.ipynb #90e70893
 def _jtype(v) -> str: return "number" if isinstance(v, (int, float)) and not isinstance(v, bool) else type(v).__name__
@@ -356,6 +368,7 @@ def atomic(gold_args: dict, args: dict) -> float:
     exact = set(args) == set(gold_args) and all(same_value(args[k], v) for k, v in gold_args.items())
     return 0.33 + 0.33 * key_jaccard(gold_args, args) * types + 0.34 * exact
 
+# %% ../nbs/07_rewards.ipynb #1776f7e7
 @dataclass
 class Graduated(Reward):
     "Graduated reward: per-call atomic validity (name, keys and types, exact values) and dependency-respecting orchestration."
@@ -383,10 +396,12 @@ def missing_facts(tr: AlignedCompletion) -> list:
     return [f"turn {t} answer lacks {f!r}" for t in range(tr.first, min(tr.last, len(turns) - 1) + 1)
             for f in turns[t].answer_facts or [] if _norm(f) not in _norm(tr.text(t))]
 
+# %% ../nbs/07_rewards.ipynb #90723e28
 def state_matches(tr: AlignedCompletion) -> bool:
     "Whether the world after the completion's calls has the gold state of the scored turns."
     return same_state(tr.world, gold_world(tr.task, tr.last))
 
+# %% ../nbs/07_rewards.ipynb #80a42ae7
 def _clip(p: int) -> float: return max(0.0, 1 - 0.25 * p)
 
 @dataclass
@@ -398,29 +413,31 @@ class Tier(Reward):
     @property
     def range(self) -> tuple: return (0.0, sum(self.weights.values()))
 
-    def score(self, tr: AlignedCompletion) -> RewardResult:
-        why, comps = list(tr.reasons), {"format": 1.0} if self.on("format") else {}
-        bad = sum(m.call is None for m in tr.calls)
-        if bad: return RewardResult(0.0, {k: 0.0 for k in comps}, why + [f"{bad} calls could not be parsed: no credit"])
-        calls = [m.call for m in tr.calls]
-        idle = bool(tr.gold) and not calls
-        if idle: why.append("no call made where calls are needed: nothing to check or execute")
-        probs = [schema_problems(c, tr.tools[c.name]) for c in calls if c.name in tr.tools]
-        p = {"name": sum(c.name not in tr.tools for c in calls), "param": sum(len(a) + len(b) for a, b, _ in probs),
-             "dtype": sum(len(w) for _, _, w in probs)}
-        for k in ("name", "param", "dtype"):
-            if self.on(k): comps[k] = 0.0 if idle else _clip(p[k])
-            if p[k]: why.append(f"{p[k]} {k} mismatches")
-        if self.on("exec"):
-            failed = [pos for pos in range(len(tr.calls)) if not tr.ran(pos)]
-            comps["exec"] = float(not failed and not idle)
-            why += [f"step {tr.calls[p].step} {tr.calls[p].call.name}: {tr.results[p].error}" for p in failed]
-        if self.on("answer"):
-            missing, state, silent = missing_facts(tr), state_matches(tr), bool(tr.gold) or not calls
-            comps["answer"] = float(not missing and state and silent)
-            why += missing + ([] if state else ["final state differs from gold"])
-            if not silent: why.append("tools called where none applies")
-        return RewardResult(self.weighted(comps), comps, why)
+# %% ../nbs/07_rewards.ipynb #683b2e1d
+@patch
+def score(self: Tier, tr: AlignedCompletion) -> RewardResult:
+    why, comps = list(tr.reasons), {"format": 1.0} if self.on("format") else {}
+    bad = sum(m.call is None for m in tr.calls)
+    if bad: return RewardResult(0.0, {k: 0.0 for k in comps}, why + [f"{bad} calls could not be parsed: no credit"])
+    calls = [m.call for m in tr.calls]
+    idle = bool(tr.gold) and not calls
+    if idle: why.append("no call made where calls are needed: nothing to check or execute")
+    probs = [schema_problems(c, tr.tools[c.name]) for c in calls if c.name in tr.tools]
+    p = {"name": sum(c.name not in tr.tools for c in calls), "param": sum(len(a) + len(b) for a, b, _ in probs),
+         "dtype": sum(len(w) for _, _, w in probs)}
+    for k in ("name", "param", "dtype"):
+        if self.on(k): comps[k] = 0.0 if idle else _clip(p[k])
+        if p[k]: why.append(f"{p[k]} {k} mismatches")
+    if self.on("exec"):
+        failed = [pos for pos in range(len(tr.calls)) if not tr.ran(pos)]
+        comps["exec"] = float(not failed and not idle)
+        why += [f"step {tr.calls[p].step} {tr.calls[p].call.name}: {tr.results[p].error}" for p in failed]
+    if self.on("answer"):
+        missing, state, silent = missing_facts(tr), state_matches(tr), bool(tr.gold) or not calls
+        comps["answer"] = float(not missing and state and silent)
+        why += missing + ([] if state else ["final state differs from gold"])
+        if not silent: why.append("tools called where none applies")
+    return RewardResult(self.weighted(comps), comps, why)
 
 # %% ../nbs/07_rewards.ipynb #6ab01736
 def multiset_jaccard(a: list, b: list) -> float:
@@ -430,6 +447,7 @@ def multiset_jaccard(a: list, b: list) -> float:
     union = len(a) + len(b) - inter
     return inter / union if union else 1.0
 
+# %% ../nbs/07_rewards.ipynb #e46930f5
 @dataclass
 class ToolRL(Reward):
     "ToolRL's reward: format {0,1} plus correctness in [-3, 3] from name, parameter-key and value matches."
@@ -439,24 +457,26 @@ class ToolRL(Reward):
     @property
     def range(self) -> tuple: return (-3.0 * self.weights["correct"], self.weights["format"] + 3.0 * self.weights["correct"])
 
-    def correctness(self, tr: AlignedCompletion) -> float:
-        G, C = tr.gold, tr.calls
-        calls = [m.call for m in C if m.call is not None]
-        if not G: return 3.0 if not C else -3.0
-        match = match_calls(G, C, keys=False)
-        got = multiset_jaccard([g.call.name for g in G], [c.name for c in calls])
-        for g in G:
-            if g.index in match:
-                a = C[match[g.index]].call.arguments
-                got += multiset_jaccard(list(g.call.arguments), list(a)) + _fit(g.call.arguments, a)[0]
-        return 6 * got / (1 + sum(1 + len(g.call.arguments) for g in G)) - 3
-
     def score(self, tr: AlignedCompletion) -> RewardResult:
         why, comps = list(tr.reasons), {}
         if self.on("format"): comps["format"] = float(all(m.call is not None for m in tr.calls))
         if self.on("correct"): comps["correct"] = self.correctness(tr)
         if not tr.gold and tr.calls: why.append(f"{len(tr.calls)} calls where none was needed")
         return RewardResult(self.weighted(comps), comps, why)
+
+# %% ../nbs/07_rewards.ipynb #31ad7aa6
+@patch
+def correctness(self: ToolRL, tr: AlignedCompletion) -> float:
+    G, C = tr.gold, tr.calls
+    calls = [m.call for m in C if m.call is not None]
+    if not G: return 3.0 if not C else -3.0
+    match = match_calls(G, C, keys=False)
+    got = multiset_jaccard([g.call.name for g in G], [c.name for c in calls])
+    for g in G:
+        if g.index in match:
+            a = C[match[g.index]].call.arguments
+            got += multiset_jaccard(list(g.call.arguments), list(a)) + _fit(g.call.arguments, a)[0]
+    return 6 * got / (1 + sum(1 + len(g.call.arguments) for g in G)) - 3
 
 # %% ../nbs/07_rewards.ipynb #1e1bbc0e
 @dataclass
@@ -472,6 +492,7 @@ class Recall(Reward):
         missed = [f"gold call {g.index} ({g.call.name}) not made" for g in tr.gold if g.index not in match]
         return RewardResult(self.weighted(comps), comps, tr.reasons + missed)
 
+# %% ../nbs/07_rewards.ipynb #364d6af9
 @dataclass
 class Outcome(Reward):
     "1 when the final world state equals gold's and every answer fact appears, else 0 (a weight of 0 drops a check)."
@@ -516,6 +537,7 @@ def tasks_by_id(path) -> dict:
     "{id: task} of a task file or dataset folder."
     return {t.id: t for t in load_tasks(path)}
 
+# %% ../nbs/07_rewards.ipynb #133562c6
 def score_file(tasks_path, completions_path, reward: str = "prove", **config) -> Iterator[dict]:
     "One result row per completion line of `completions_path`, scored by `reward` against the tasks of `tasks_path`."
     tasks, r = tasks_by_id(tasks_path), get_reward(reward, **config)

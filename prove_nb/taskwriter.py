@@ -89,6 +89,7 @@ class Hop:
 
 def _keys(server: str) -> dict: return {t.name: t.key for t in load_server(server).tables}
 
+# %% ../nbs/14a_taskwriter.ipynb #d9b2100e
 def ancestors(server: str, st, table: str, row, k: int, rng: random.Random) -> list | None:
     "A random chain of `k` parent links above `row` with a lister for each: [(table, row), ...] from the top down, or None."
     refs = {t.name: t.refs for t in load_server(server).tables}
@@ -102,6 +103,7 @@ def ancestors(server: str, st, table: str, row, k: int, rng: random.Random) -> l
         chain.insert(0, (p, st.get(p, r[f])))
     return chain
 
+# %% ../nbs/14a_taskwriter.ipynb #df69d63a
 def find_top(world: World, table: str, row, named: bool) -> Hop | None:
     "The hop for a row found without a parent: by a finder call and its label when `named`, else by its given id."
     server, key = world.servers[0], _keys(world.servers[0])[table]
@@ -113,6 +115,7 @@ def find_top(world: World, table: str, row, named: bool) -> Hop | None:
             return Hop(table, key, row, lab, call)
     return None
 
+# %% ../nbs/14a_taskwriter.ipynb #8b4125ae
 def discover(world: World, chain: list, named: bool) -> list[Hop] | None:
     "Run the read calls that find each row of `chain` (the top one by its label when `named`); None if a row cannot be named."
     keys = _keys(world.servers[0])
@@ -144,6 +147,7 @@ def field_values(server: str, seed: int = 0, size: str = "small") -> dict:
                 if isinstance(v, (int, float, list)) or (isinstance(v, str) and len(v) <= 40): vals.setdefault(f, set()).add(json.dumps(v))
     return {f: [json.loads(v) for v in sorted(s)] for f, s in sorted(vals.items())}
 
+# %% ../nbs/14a_taskwriter.ipynb #2425aa8b
 _FITS = {"string": lambda v: isinstance(v, str), "integer": lambda v: type(v) is int, "array": lambda v: isinstance(v, list),
          "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "boolean": lambda v: isinstance(v, bool)}
 
@@ -164,6 +168,7 @@ def value_options(schema: dict, param: str, seen: dict, rng: random.Random) -> l
     rng.shuffle(opts)
     return opts
 
+# %% ../nbs/14a_taskwriter.ipynb #84ea36b3
 def write_call(world: World, spec, ids: dict, target: Hop, rng: random.Random, tries: int = 12) -> dict | None:
     "Arguments of the write `spec` with the entity `ids` fixed that succeed and change the world (tried on forks), as a call."
     seen = field_values(world.servers[0], world.seed, world.size)
@@ -185,10 +190,22 @@ def describe(hops: list[Hop]) -> str:
     return " of ".join(f"the {words(h.table)} {say(h.id)}" if h.label is None else f"the {words(h.table)} whose {words(h.label[0])} is {say(h.label[1])}"
                        for h in reversed(hops))
 
+# %% ../nbs/14a_taskwriter.ipynb #c9b4f533
 def _values(vals: dict) -> str:
     parts = [f"{words(p)} {say(v)}" for p, v in vals.items()]
     return f" Use {', '.join(parts[:-1])} and {parts[-1]}." if len(parts) > 1 else f" Use {parts[0]}." if parts else ""
 
+def _turns(ask: str, vals: dict, reads: list, write: dict, spec, info: str) -> list | None:
+    "The task's turns: one, or with `info` missing two, the first asking for a value held back; None when none can be."
+    if info == "missing":
+        held = [p for p in vals if "enum" not in spec.params[p]] or list(vals)
+        if not held: return None
+        m = held[0]
+        return [Turn(ask + _values({p: v for p, v in vals.items() if p != m}), gold=reads, answer_facts=[], answer=f"Which {words(m)} should I use?"),
+                Turn(f"The {words(m)} is {say(vals[m])}.", gold=[[write]], answer_facts=[])]
+    return [Turn(ask + _values(vals), gold=reads + [[write]], answer_facts=[])]
+
+# %% ../nbs/14a_taskwriter.ipynb #93ae7c04
 def task_record(server: str, hops: list[Hop], extras: dict, write: dict, info: str, distractors: int, seed: int, size: str,
                 rng: random.Random, tid: str, split: str) -> Task | None:
     "The task record for a discovered chain, the rows found for the write's other ids (`extras`: {param: Hop}) and the write."
@@ -198,13 +215,8 @@ def task_record(server: str, hops: list[Hop], extras: dict, write: dict, info: s
     ask = (f"{rng.choice(_OPENERS)}I want to {intent(spec.schema['function']['description'])}. It is about {describe(hops)}."
            + "".join(f" For the {words(p)}, use {describe([h])}." for p, h in extras.items()))
     reads = [[h.call] for h in hops + list(extras.values()) if h.call]
-    if info == "missing":
-        held = [p for p in vals if "enum" not in spec.params[p]] or list(vals)
-        if not held: return None
-        m = held[0]
-        turns = [Turn(ask + _values({p: v for p, v in vals.items() if p != m}), gold=reads, answer_facts=[], answer=f"Which {words(m)} should I use?"),
-                 Turn(f"The {words(m)} is {say(vals[m])}.", gold=[[write]], answer_facts=[])]
-    else: turns = [Turn(ask + _values(vals), gold=reads + [[write]], answer_facts=[])]
+    turns = _turns(ask, vals, reads, write, spec, info)
+    if turns is None: return None
     calls = [c for t in turns for s in t.gold for c in s]
     w = World([server], seed, size)
     if not all(w.call(c["name"], c["arguments"]).ok for c in calls): return None
@@ -233,6 +245,7 @@ def entity_params(spec) -> list[tuple]:
     if any(p in spec.consumes and spec.params[p].get("type") != "string" for p in req): return []
     return [(p, e) for p, e in spec.consumes.items() if p in req]
 
+# %% ../nbs/14a_taskwriter.ipynb #4de66c31
 def _attempt(world: World, spec, param: str, table: str, row, depth: int, named: bool, rng: random.Random) -> tuple | None:
     "(hops, extras, write) for one target row at exactly `depth` calls, or None."
     server, st = world.servers[0], world.sessions[world.servers[0]].state
@@ -257,6 +270,7 @@ def _attempt(world: World, spec, param: str, table: str, row, depth: int, named:
         return (hops, extras, write) if write else None
     return None
 
+# %% ../nbs/14a_taskwriter.ipynb #cdf11a07
 def write_task(server: str, depth: int, info: str = "names", distractors: int = 0, seed: int = 0, size: str = "small",
                rng: random.Random | None = None, tid: str = "task", split: str = "train", tries: int = 40) -> Task | None:
     "A task needing `depth` calls that ends in a state change, its rows named by `info` (ids, names, missing); None if none is found."

@@ -137,6 +137,7 @@ def _step(d, as_text: bool) -> dict:
     args = d.get("args", {})
     return {"thought": str(d.get("thought", "")), "name": str(d.get("name", "")), "args": str(args) if as_text else args if isinstance(args, dict) else {}}
 
+# %% ../nbs/12d_teval.ipynb #be857d81
 def score_step(s: TEvalSample, text: str, similarity: Callable) -> dict:
     "Reason (`thought`), retrieve (`name`) and understand (`args`) of one reply, as far as its file asks, and its `parse_rate`."
     gold = _step(loose_load(s.truth, "{", "}") or {}, s.format != "json")
@@ -179,6 +180,7 @@ def score_sample(s: TEvalSample, text: str, similarity: Callable = token_cosine)
     if s.kind == "review_str": return score_review(s, text)
     return score_step(s, text, similarity)
 
+# %% ../nbs/12d_teval.ipynb #9b8d678b
 def score_file(samples: list, texts: list, similarity: Callable = token_cosine) -> dict:
     "Each metric's mean over the samples that have it, with the count of samples."
     rows = [score_sample(s, t, similarity) for s, t in zip(samples, texts)]
@@ -204,6 +206,7 @@ def clean_reply(text) -> str:
     t = (text or "").strip()
     return (t[7:] if t.startswith("```json") else t).strip("`").strip()
 
+# %% ../nbs/12d_teval.ipynb #6c6ff7a2
 def gold_text(s: TEvalSample) -> str:
     "The reply that says exactly the ground truth, in the sample's format."
     g, t = s.truth, s.template
