@@ -10,6 +10,7 @@ from collections import defaultdict
 import ipywidgets as W
 import matplotlib.pyplot as plt
 import pandas as pd
+from fastcore.basics import patch
 
 from .server import ToolResult, ToolSpec, example_arguments, load_server, server_names
 from .state import table_order
@@ -44,7 +45,7 @@ def tool_table(server: str) -> pd.DataFrame:
             for n, t in load_server(server).tools.items()]
     return pd.DataFrame(rows).set_index("tool")
 
-# %% ../nbs/04_catalog.ipynb #1e717ff5
+# %% ../nbs/04_catalog.ipynb #d2c72d83
 def _parents(tables: list) -> dict:
     "{table: the other tables it refers to}, sorted."
     return {t.name: sorted(set(t.refs.values()) - {t.name}) for t in tables}
@@ -55,6 +56,7 @@ def table_depths(tables: list) -> dict:
     for t in table_order(tables): depth[t] = 1 + max((depth[p] for p in parents[t]), default=-1)
     return depth
 
+# %% ../nbs/04_catalog.ipynb #a0153544
 def _layout(tables: list) -> dict:
     "Positions {table: (x, y)}: x the depth; within a column, tables sorted by the mean height of their parents."
     parents, by, pos = _parents(tables), defaultdict(list), {}
@@ -64,6 +66,7 @@ def _layout(tables: list) -> dict:
         for i, t in enumerate(col): pos[t] = (d, (len(col) - 1) / 2 - i)
     return pos
 
+# %% ../nbs/04_catalog.ipynb #64314a9a
 def plot_entity_graph(server_name: str, ax=None, size: str = "small"):
     "Draw a server's tables (with row counts at `size`) and their references, laid out by depth; returns the axes."
     srv = load_server(server_name)
@@ -84,7 +87,7 @@ def plot_entity_graph(server_name: str, ax=None, size: str = "small"):
     ax.set_axis_off(); ax.set_title(f"{server_name}: {len(srv.tables)} tables, {sum(len(t.refs) for t in srv.tables)} references")
     return ax
 
-# %% ../nbs/04_catalog.ipynb #89f8de98
+# %% ../nbs/04_catalog.ipynb #54a8ce0e
 _STYLE = {"description_width": "initial"}
 
 def param_widget(name: str, schema: dict, value=None, ids: list = (), required: bool = False) -> W.Widget:
@@ -103,6 +106,7 @@ def param_widget(name: str, schema: dict, value=None, ids: list = (), required: 
         return W.Text(value=value or "", **kw)
     return W.Text(value="" if value is None else json.dumps(value), placeholder="JSON", **kw)
 
+# %% ../nbs/04_catalog.ipynb #2f494caf
 def widget_value(schema: dict, w: W.Widget):
     "The argument a widget holds: None (not sent) for an empty box whose default is null; JSON text parsed when it parses."
     v = w.value
@@ -112,7 +116,7 @@ def widget_value(schema: dict, w: W.Widget):
     try: return json.loads(v)
     except ValueError: return v  # sent as typed: the tool's validator says what is wrong with it
 
-# %% ../nbs/04_catalog.ipynb #34935b21
+# %% ../nbs/04_catalog.ipynb #4390f283
 def _pre(title: str, value) -> str:
     return f"<b>{title}</b><pre>{html.escape(json.dumps(value, indent=1, ensure_ascii=False, default=str))}</pre>"
 
@@ -136,51 +140,62 @@ class Playground(W.VBox):
                           W.HBox([self.call_button, self.reset_button]), W.HBox([self.result, self.diff])])
         self._build_form()
 
-    def session(self):
-        "The live session of the selected server (made on first use)."
-        n = self.server.value
-        if n not in self.sessions: self.sessions[n] = load_server(n).session(self.seed, self.size)
-        return self.sessions[n]
+# %% ../nbs/04_catalog.ipynb #fed626fe
+@patch
+def session(self: Playground):
+    "The live session of the selected server (made on first use)."
+    n = self.server.value
+    if n not in self.sessions: self.sessions[n] = load_server(n).session(self.seed, self.size)
+    return self.sessions[n]
 
-    @property
-    def spec(self) -> ToolSpec: return load_server(self.server.value).tools[self.tool.value]
+@patch(as_prop=True)
+def spec(self: Playground) -> ToolSpec: return load_server(self.server.value).tools[self.tool.value]
 
-    def _ids(self, schema: dict) -> list:
-        st, ent = self.session().state, schema.get("x-entity")
-        if schema.get("type") != "string" or ent not in st.specs: return []
-        return sorted(str(r[st.specs[ent].key]) for r in st.rows(ent))
+@patch
+def _ids(self: Playground, schema: dict) -> list:
+    st, ent = self.session().state, schema.get("x-entity")
+    if schema.get("type") != "string" or ent not in st.specs: return []
+    return sorted(str(r[st.specs[ent].key]) for r in st.rows(ent))
 
-    def _build_form(self):
-        spec, req = self.spec, set(self.spec.schema["function"]["parameters"]["required"])
-        values = {p: s.get("default") for p, s in spec.params.items()}
-        values.update(example_arguments(load_server(self.server.value), spec.name, self.seed))
-        self.fields = {p: param_widget(p, s, values[p], self._ids(s), p in req) for p, s in spec.params.items()}
-        self.form.children = list(self.fields.values())
-        self.doc.value = f"<i>{spec.kind}</i> — {html.escape(spec.schema['function']['description'])}"
-        self._show(None)
+# %% ../nbs/04_catalog.ipynb #792a1f40
+@patch
+def _build_form(self: Playground):
+    spec, req = self.spec, set(self.spec.schema["function"]["parameters"]["required"])
+    values = {p: s.get("default") for p, s in spec.params.items()}
+    values.update(example_arguments(load_server(self.server.value), spec.name, self.seed))
+    self.fields = {p: param_widget(p, s, values[p], self._ids(s), p in req) for p, s in spec.params.items()}
+    self.form.children = list(self.fields.values())
+    self.doc.value = f"<i>{spec.kind}</i> — {html.escape(spec.schema['function']['description'])}"
+    self._show(None)
 
-    def arguments(self) -> dict:
-        "The call's arguments as the form holds them (optional parameters left empty are not sent)."
-        vals = {p: widget_value(self.spec.params[p], w) for p, w in self.fields.items()}
-        return {p: v for p, v in vals.items() if v is not None}
+@patch
+def _show(self: Playground, r: ToolResult | None):
+    self.last = r
+    self.result.value = "" if r is None else _pre("result" if r.ok else "error", r.content if r.ok else r.error)
+    self.diff.value = _pre("changes since the seed", self.session().diff())
+    for p, w in self.fields.items():
+        if isinstance(w, W.Combobox): w.options = self._ids(self.spec.params[p])
 
-    def _show(self, r: ToolResult | None):
-        self.last = r
-        self.result.value = "" if r is None else _pre("result" if r.ok else "error", r.content if r.ok else r.error)
-        self.diff.value = _pre("changes since the seed", self.session().diff())
-        for p, w in self.fields.items():
-            if isinstance(w, W.Combobox): w.options = self._ids(self.spec.params[p])
+# %% ../nbs/04_catalog.ipynb #435a4b7c
+@patch
+def arguments(self: Playground) -> dict:
+    "The call's arguments as the form holds them (optional parameters left empty are not sent)."
+    vals = {p: widget_value(self.spec.params[p], w) for p, w in self.fields.items()}
+    return {p: v for p, v in vals.items() if v is not None}
 
-    def call(self) -> ToolResult:
-        "Run the selected tool with the form's arguments on the live session and show what happened."
-        self._show(self.session().call(self.tool.value, self.arguments()))
-        return self.last
+@patch
+def call(self: Playground) -> ToolResult:
+    "Run the selected tool with the form's arguments on the live session and show what happened."
+    self._show(self.session().call(self.tool.value, self.arguments()))
+    return self.last
 
-    def reset(self):
-        "Drop every change of the selected server's session."
-        self.session().reset()
-        self._show(None)
+@patch
+def reset(self: Playground):
+    "Drop every change of the selected server's session."
+    self.session().reset()
+    self._show(None)
 
+# %% ../nbs/04_catalog.ipynb #7c69a849
 def playground(server: str = "banking", seed: int = 0, size: str = "small") -> Playground:
     "The tool playground widget, opened on `server`."
     return Playground(server, seed, size)

@@ -34,7 +34,7 @@ class ToolCall:
         "A canonical string for this call: equal calls have equal keys."
         return self.name + json.dumps(self.arguments, sort_keys=True, ensure_ascii=False)
 
-# %% ../nbs/00_core.ipynb #7c5c1742
+# %% ../nbs/00_core.ipynb #737b1c25
 def function_schema(tool: dict) -> dict:
     "The inner function schema of an OpenAI tool (accepts either the wrapped or the bare form)."
     return tool["function"] if tool.get("type") == "function" and "function" in tool else tool
@@ -43,6 +43,7 @@ def tool_names(tools: list) -> list[str]:
     "Names of OpenAI-style tools, in order."
     return [function_schema(t)["name"] for t in tools]
 
+# %% ../nbs/00_core.ipynb #22a573d1
 TOOL_PROMPT = """You can call tools. Their JSON schemas are inside <tools></tools>:
 <tools>
 {tools}
@@ -59,7 +60,7 @@ def render_tools(tools: list, system: str = "") -> str:
     block = "\n".join(json.dumps({"type": "function", "function": function_schema(t)}, ensure_ascii=False) for t in tools)
     return (system.strip() + "\n\n" if system.strip() else "") + TOOL_PROMPT.format(tools=block)
 
-# %% ../nbs/00_core.ipynb #c28f2348
+# %% ../nbs/00_core.ipynb #645cf660
 @dataclass
 class ParseResult:
     "Tool calls recovered from model output, the remaining text, and what could not be parsed."
@@ -70,6 +71,7 @@ class ParseResult:
     @property
     def ok(self) -> bool: return not self.errors
 
+# %% ../nbs/00_core.ipynb #e82043ec
 _BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|(?=<tool_call>)|\Z)", re.S)
 
 def _loads_lenient(s: str):
@@ -84,6 +86,7 @@ def _loads_lenient(s: str):
             except json.JSONDecodeError: pass
         raise ValueError(f"invalid JSON ({e.msg} at char {e.pos})") from None
 
+# %% ../nbs/00_core.ipynb #ce5068f2
 def call_from_obj(obj, idx: int = 0):
     "A `ToolCall` from a decoded `{name, arguments}` object, or an error string."
     if not isinstance(obj, dict): return f"tool call {idx}: expected a JSON object, got {type(obj).__name__}"
@@ -98,6 +101,7 @@ def call_from_obj(obj, idx: int = 0):
     if not isinstance(args, dict): return f"tool call {idx} ({name}): 'arguments' must be an object, got {type(args).__name__}"
     return ToolCall(name.strip(), args, str(obj.get("id") or f"call_{idx}"))
 
+# %% ../nbs/00_core.ipynb #f647507a
 def parse_tool_calls(text) -> ParseResult:
     "Every `<tool_call>` block in `text` (or a bare JSON call), the text outside them, and precise errors. Never raises."
     if not isinstance(text, str): return ParseResult(errors=[f"expected text, got {type(text).__name__}"])
@@ -141,7 +145,7 @@ def parse_message(msg) -> ParseResult:
         (res.calls if isinstance(c, ToolCall) else res.errors).append(c)
     return res
 
-# %% ../nbs/00_core.ipynb #03eb8fd1
+# %% ../nbs/00_core.ipynb #ebaf1ce1
 _JSON_TYPES = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
                "array": (list, tuple), "object": (dict,), "null": (type(None),)}
 
@@ -154,6 +158,7 @@ def _jtype(v) -> str:
     return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", tuple: "array",
             dict: "object", type(None): "null"}.get(type(v), type(v).__name__)
 
+# %% ../nbs/00_core.ipynb #3d5ac373
 def nonfinite(v, where: str) -> tuple | None:
     "The path and value of the first NaN or infinity inside `v` (a number, list or object), or None."
     if isinstance(v, float): return None if math.isfinite(v) else (where, "NaN" if v != v else "Infinity" if v > 0 else "-Infinity")
@@ -162,6 +167,7 @@ def nonfinite(v, where: str) -> tuple | None:
         if bad := nonfinite(x, f"{where}.{k}" if isinstance(v, dict) else f"{where}[{k}]"): return bad
     return None
 
+# %% ../nbs/00_core.ipynb #14135200
 def value_errors(v, s: dict, where: str) -> list[str]:
     "Problems of value `v` against JSON-schema fragment `s`, each naming the parameter path `where`; NaN and infinities never pass."
     if bad := nonfinite(v, where): return [f"parameter '{bad[0]}' must be a finite number, got {bad[1]}"]
@@ -186,6 +192,7 @@ def value_errors(v, s: dict, where: str) -> list[str]:
         for i, x in enumerate(v): errs += value_errors(x, s["items"], f"{where}[{i}]")
     return errs
 
+# %% ../nbs/00_core.ipynb #d88f04f0
 class Validator:
     "Checks the arguments of calls to one function schema."
     def __init__(self, schema: dict):
@@ -208,6 +215,7 @@ class Validator:
             elif v is not None or k in self.required: errs += value_errors(v, s, k)
         return errs
 
+# %% ../nbs/00_core.ipynb #a156e85f
 def validate_call(call: ToolCall, tools: list) -> list[str]:
     "Problems of `call` against a list of OpenAI-style tools: unknown name, then its arguments."
     names = tool_names(tools)

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Annotated, Any, Callable, Literal, Union, get_args, get_origin
 
+from fastcore.basics import patch
 from .core import Validator, ToolCall, call_from_obj
 from .state import State, StateError, TableSpec, fill_state, thaw
 
 # %% auto #0
-__all__ = ['DEFAULT_NOW', 'Entity', 'type_schema', 'doc_parts', 'function_to_schema', 'ToolError', 'ToolSpec', 'ToolResult',
+__all__ = ['DEFAULT_NOW', 'Entity', 'type_schema', 'doc_parts', 'function_to_schema', 'ToolSpec', 'ToolError', 'ToolResult',
            'ToolServer', 'unknown_tool_error', 'CallLimit', 'Session', 'server_names', 'load_server', 'all_tools',
            'example_arguments', 'working_read_call', 'World', 'replay_gold']
 
@@ -74,9 +75,6 @@ def function_to_schema(fn, name: str | None = None) -> dict:
             "parameters": {"type": "object", "properties": props, "required": required, "additionalProperties": False}}}
 
 # %% ../nbs/02_server.ipynb #93a4ae3d
-class ToolError(Exception):
-    "A tool's precondition failed (unknown id, insufficient funds, conflict...): the call changes nothing."
-
 @dataclass
 class ToolSpec:
     "A registered tool: function, schema, kind and dependency hints."
@@ -109,6 +107,9 @@ class ToolSpec:
         return {p: e for p, e in ents.items() if e}
 
 # %% ../nbs/02_server.ipynb #a02e0103
+class ToolError(Exception):
+    "A tool's precondition failed (unknown id, insufficient funds, conflict...): the call changes nothing."
+
 @dataclass
 class ToolResult:
     "What a call returned: `ok` and `content` (JSON-able), or `error` (a sentence)."
@@ -121,7 +122,7 @@ class ToolResult:
         "The result as the tool message a model reads."
         return json.dumps(self.content, ensure_ascii=False, default=str) if self.ok else f"Error: {self.error}"
 
-# %% ../nbs/02_server.ipynb #9c71dc2e
+# %% ../nbs/02_server.ipynb #80799087
 DEFAULT_NOW = "2026-06-15T09:00:00"
 
 class ToolServer:
@@ -134,23 +135,6 @@ class ToolServer:
         self.tools: dict[str, ToolSpec] = {}
         self._seeds = lru_cache(maxsize=8)(self._build_seed)
 
-    def _register(self, fn, kind, produces, after, name):
-        spec = ToolSpec(name or fn.__name__, fn, function_to_schema(fn, name), kind,
-                        (produces,) if isinstance(produces, str) else tuple(produces), tuple(after))
-        if spec.name in self.tools: raise ValueError(f"{self.name}: tool {spec.name} defined twice")
-        self.tools[spec.name] = spec
-        return fn
-
-    def read(self, fn=None, *, produces=(), name=None):
-        "Decorator: register a read-only tool."
-        if fn is None: return lambda f: self._register(f, "read", produces, (), name)
-        return self._register(fn, "read", produces, (), name)
-
-    def write(self, fn=None, *, produces=(), after=(), name=None):
-        "Decorator: register a state-changing tool."
-        if fn is None: return lambda f: self._register(f, "write", produces, after, name)
-        return self._register(fn, "write", produces, after, name)
-
     def _build_seed(self, seed: int, size: str) -> State:
         return fill_state(self.tables, self.factories, self.counts, seed, size, {"now": self.now, "server": self.name})
 
@@ -162,11 +146,33 @@ class ToolServer:
         "A new isolated session forked from the seed state."
         return Session(self, self.seed_state(seed, size).fork(), sid, seed, size)
 
-    def schemas(self, names=None) -> list[dict]:
-        "OpenAI-style schemas of the tools (all, or those named), as a model sees them."
-        return [self.tools[n].schema for n in (names or self.tools)]
-
     def __repr__(self): return f"ToolServer({self.name!r}, {len(self.tools)} tools)"
+
+# %% ../nbs/02_server.ipynb #775da467
+@patch
+def _register(self: ToolServer, fn, kind, produces, after, name):
+    spec = ToolSpec(name or fn.__name__, fn, function_to_schema(fn, name), kind,
+                    (produces,) if isinstance(produces, str) else tuple(produces), tuple(after))
+    if spec.name in self.tools: raise ValueError(f"{self.name}: tool {spec.name} defined twice")
+    self.tools[spec.name] = spec
+    return fn
+
+@patch
+def read(self: ToolServer, fn=None, *, produces=(), name=None):
+    "Decorator: register a read-only tool."
+    if fn is None: return lambda f: self._register(f, "read", produces, (), name)
+    return self._register(fn, "read", produces, (), name)
+
+@patch
+def write(self: ToolServer, fn=None, *, produces=(), after=(), name=None):
+    "Decorator: register a state-changing tool."
+    if fn is None: return lambda f: self._register(f, "write", produces, after, name)
+    return self._register(fn, "write", produces, after, name)
+
+@patch
+def schemas(self: ToolServer, names=None) -> list[dict]:
+    "OpenAI-style schemas of the tools (all, or those named), as a model sees them."
+    return [self.tools[n].schema for n in (names or self.tools)]
 
 # %% ../nbs/02_server.ipynb #fd896191
 def unknown_tool_error(name: str, names) -> str:
@@ -218,7 +224,7 @@ class Session:
     def diff(self, other: "Session | None" = None) -> dict: return self.state.diff(other.state if other else None)
     def __repr__(self): return f"Session({self.server.name!r}, {self.id!r})"
 
-# %% ../nbs/02_server.ipynb #b350459d
+# %% ../nbs/02_server.ipynb #8d503c0d
 def server_names() -> list[str]:
     "Names of all servers in the `prove_nb.servers` package, sorted."
     import importlib.util
@@ -231,6 +237,7 @@ def load_server(name: str) -> ToolServer:
     if name not in server_names(): raise KeyError(f"unknown server '{name}'; known: {', '.join(server_names())}")
     return importlib.import_module(f"prove_nb.servers.{name}").server
 
+# %% ../nbs/02_server.ipynb #5074fc8e
 def all_tools(names=None) -> dict:
     "Every tool of the named servers (default all): {tool name: (server name, ToolSpec)}."
     out = {}
@@ -238,7 +245,7 @@ def all_tools(names=None) -> dict:
         for t, spec in load_server(n).tools.items(): out[t] = (n, spec)
     return out
 
-# %% ../nbs/02_server.ipynb #83e1816f
+# %% ../nbs/02_server.ipynb #c1f1d71d
 def example_arguments(server: ToolServer, name: str, seed: int = 0) -> dict:
     "Plausible arguments for the required parameters of tool `name`, drawn from the seed state."
     st, spec, out = server.seed_state(seed), server.tools[name], {}
@@ -250,6 +257,7 @@ def example_arguments(server: ToolServer, name: str, seed: int = 0) -> dict:
         else: out[p] = {"integer": 1, "number": 1.0, "boolean": False, "array": [], "object": {}}.get(s.get("type"), "a")
     return out
 
+# %% ../nbs/02_server.ipynb #875e5c8b
 def working_read_call(server: ToolServer, seed: int = 0) -> tuple[str, dict]:
     "The first read tool that succeeds on its example arguments, with those arguments."
     for name, spec in server.tools.items():
@@ -258,7 +266,7 @@ def working_read_call(server: ToolServer, seed: int = 0) -> tuple[str, dict]:
             if server.session(seed).call(name, args).ok: return name, args
     raise ValueError(f"{server.name}: no read tool succeeds on example arguments")
 
-# %% ../nbs/02_server.ipynb #aa94140e
+# %% ../nbs/02_server.ipynb #5765bdec
 class World:
     "One session per server, addressed by tool name; hashed and diffed as a whole."
     def __init__(self, servers, seed: int = 0, size: str = "small", sid: str = "default"):
@@ -279,19 +287,31 @@ class World:
         return self.sessions[n].call(name, arguments)
 
     def run(self, call: ToolCall) -> ToolResult: return self.call(call.name, call.arguments)
-    def schemas(self) -> list[dict]: return [s for n in self.servers for s in load_server(n).schemas()]
-    def hash(self) -> str:
-        "Canonical hash of every server's state together."
-        return hashlib.sha256("|".join(f"{n}:{self.sessions[n].hash()}" for n in sorted(self.sessions)).encode()).hexdigest()[:32]
-    def diff(self) -> dict: return {n: d for n, s in self.sessions.items() if (d := s.diff())}
-    def reset(self):
-        for s in self.sessions.values(): s.reset()
-    def fork(self) -> "World":
-        w = object.__new__(World)
-        w.servers, w.seed, w.size, w.route = self.servers, self.seed, self.size, self.route
-        w.sessions = {n: s.fork() for n, s in self.sessions.items()}
-        return w
+
     def __repr__(self): return f"World({self.servers}, seed={self.seed})"
+
+# %% ../nbs/02_server.ipynb #a4f70234
+@patch
+def schemas(self: World) -> list[dict]: return [s for n in self.servers for s in load_server(n).schemas()]
+
+@patch
+def hash(self: World) -> str:
+    "Canonical hash of every server's state together."
+    return hashlib.sha256("|".join(f"{n}:{self.sessions[n].hash()}" for n in sorted(self.sessions)).encode()).hexdigest()[:32]
+
+@patch
+def diff(self: World) -> dict: return {n: d for n, s in self.sessions.items() if (d := s.diff())}
+
+@patch
+def reset(self: World):
+    for s in self.sessions.values(): s.reset()
+
+@patch
+def fork(self: World) -> "World":
+    w = object.__new__(World)
+    w.servers, w.seed, w.size, w.route = self.servers, self.seed, self.size, self.route
+    w.sessions = {n: s.fork() for n, s in self.sessions.items()}
+    return w
 
 # %% ../nbs/02_server.ipynb #a9e1d002
 def replay_gold(task, upto: int | None = None) -> tuple[World, list[ToolResult]]:

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['SIZES', 'TableSpec', 'freeze', 'thaw', 'StateError', 'State', 'table_order', 'Picker', 'fill_state',
+__all__ = ['SIZES', 'TableSpec', 'freeze', 'thaw', 'State', 'StateError', 'table_order', 'Picker', 'fill_state',
            'integrity_errors']
 
 # %% ../nbs/01_state.ipynb #316595ad
@@ -26,9 +26,7 @@ class TableSpec:
     prefix: str
     refs: dict = field(default_factory=dict)
 
-# %% ../nbs/01_state.ipynb #2084099f
-_GONE = object()  # a tombstone in the delta: the row was deleted
-
+# %% ../nbs/01_state.ipynb #9da2e80e
 def freeze(v):
     "A read-only version of a JSON-like value (lists become tuples, dicts read-only)."
     if isinstance(v, list): return tuple(freeze(x) for x in v)
@@ -41,9 +39,7 @@ def thaw(v):
     if isinstance(v, (dict, MappingProxyType)): return {k: thaw(x) for k, x in v.items()}
     return v
 
-class StateError(Exception):
-    "A broken precondition of a state operation (missing row, duplicate key)."
-
+# %% ../nbs/01_state.ipynb #c62ed69c
 class State:
     "Tables of rows: a shared read-only base plus this session's delta."
     __slots__ = ("base", "delta", "meta", "specs", "_undo")
@@ -71,7 +67,9 @@ class State:
         self.delta = {t: {} for t in self.base}
         self.meta["seq"] = {t: len(r) for t, r in self.base.items()}
 
-# %% ../nbs/01_state.ipynb #3ef90790
+# %% ../nbs/01_state.ipynb #6fc127b3
+_GONE = object()  # a tombstone in the delta: the row was deleted
+
 @patch
 def get(self: State, table: str, key):
     "The row `key` of `table`, or None."
@@ -93,6 +91,7 @@ def rows(self: State, table: str) -> Iterator:
     for k, x in d.items():
         if x is not _GONE and k not in b: yield x
 
+# %% ../nbs/01_state.ipynb #def357a1
 @patch
 def find(self: State, table: str, **eq) -> list:
     "Rows of `table` whose fields equal `eq`."
@@ -122,7 +121,10 @@ def next_id(self: State, table: str) -> str:
         k = f"{spec.prefix}{seq[table]:04d}"
         if self.get(table, k) is None: return k
 
-# %% ../nbs/01_state.ipynb #b7d4e2f1
+# %% ../nbs/01_state.ipynb #7d7421ae
+class StateError(Exception):
+    "A broken precondition of a state operation (missing row, duplicate key)."
+
 @patch
 def insert(self: State, table: str, row: dict):
     "Add `row` (its key is generated when absent); returns the stored row."
@@ -133,6 +135,7 @@ def insert(self: State, table: str, row: dict):
     self._set(table, row[key], r)
     return r
 
+# %% ../nbs/01_state.ipynb #2662338c
 @patch
 def update(self: State, table: str, key, **changes):
     "Change fields of row `key`; returns the new row."
@@ -168,7 +171,7 @@ def atomic(self: State):
         raise
     finally: self._undo = None
 
-# %% ../nbs/01_state.ipynb #1e1857da
+# %% ../nbs/01_state.ipynb #2c5ce751
 def _canon(v) -> str:
     return json.dumps(thaw(v), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
@@ -183,6 +186,7 @@ def _base_lines(table: dict) -> tuple[dict, bytes]:
         if len(_BASE_LINES) > 256: _BASE_LINES.popitem(last=False)
     return hit[1], hit[2]
 
+# %% ../nbs/01_state.ipynb #5e70f95b
 @patch
 def hash(self: State) -> str:
     "A hex digest of the state's contents, independent of insertion order."
@@ -196,7 +200,7 @@ def hash(self: State) -> str:
         h.update(b"".join(b for _, b in sorted(rows, key=lambda kb: kb[0])))
     return h.hexdigest()[:32]
 
-# %% ../nbs/01_state.ipynb #f1b4c6d5
+# %% ../nbs/01_state.ipynb #488a50dc
 def _row_diff(a, b) -> dict:
     return {k: [thaw(a.get(k)), thaw(b.get(k))] for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)}
 
@@ -221,12 +225,13 @@ def diff(self: State, other: "State | None" = None) -> dict:
         if added or removed or changed: out[t] = {"added": added, "removed": removed, "changed": changed}
     return out
 
+# %% ../nbs/01_state.ipynb #a2518acd
 @patch
 def to_rows(self: State) -> dict:
     "The whole state as plain rows {table: [row, ...]}."
     return {t: [thaw(r) for r in self.rows(t)] for t in self.base}
 
-# %% ../nbs/01_state.ipynb #0223da48
+# %% ../nbs/01_state.ipynb #bad854f0
 def table_order(specs: list) -> list:
     "Table names with every referenced table before the tables that refer to it."
     deps = {s.name: {p for p in s.refs.values() if p != s.name} for s in specs}
@@ -237,8 +242,7 @@ def table_order(specs: list) -> list:
         for t in ready: order.append(t); done.add(t); del deps[t]
     return order
 
-SIZES = {"tiny": 0.25, "small": 1, "medium": 8, "large": 60}
-
+# %% ../nbs/01_state.ipynb #e93d0140
 class Picker:
     "What a row factory may ask while a seed is built: draw a parent key, read rows made so far, keep scratch notes."
     def __init__(self, rng, specs: dict, rows: dict):
@@ -251,22 +255,29 @@ class Picker:
         if not cands: raise StateError(f"no {table} to refer to" + (f" with {where}" if where else ""))
         return self.rng.choice(cands)[self.specs[table].key]
 
-    def row(self, table: str, key) -> dict:
-        "The row `key` of `table` made so far (its parent's fields are what a child usually needs)."
-        idx = self._by_key.setdefault(table, {})
-        if len(idx) != len(self.made[table]): idx.update((r[self.specs[table].key], r) for r in self.made[table])
-        return idx[key]
+# %% ../nbs/01_state.ipynb #6ef4f596
+@patch
+def row(self: Picker, table: str, key) -> dict:
+    "The row `key` of `table` made so far (its parent's fields are what a child usually needs)."
+    idx = self._by_key.setdefault(table, {})
+    if len(idx) != len(self.made[table]): idx.update((r[self.specs[table].key], r) for r in self.made[table])
+    return idx[key]
 
-    def rows(self, table: str) -> list:
-        "Every row of `table` made so far."
-        return self.made[table]
+@patch
+def rows(self: Picker, table: str) -> list:
+    "Every row of `table` made so far."
+    return self.made[table]
 
-    def group(self, table: str, field: str) -> dict:
-        "Rows of `table` made so far, grouped by `field` (an index kept up to date as rows are added)."
-        idx, seen = self._groups.get((table, field), ({}, 0))
-        for r in self.made[table][seen:]: idx.setdefault(r[field], []).append(r)
-        self._groups[table, field] = (idx, len(self.made[table]))
-        return idx
+@patch
+def group(self: Picker, table: str, field: str) -> dict:
+    "Rows of `table` made so far, grouped by `field` (an index kept up to date as rows are added)."
+    idx, seen = self._groups.get((table, field), ({}, 0))
+    for r in self.made[table][seen:]: idx.setdefault(r[field], []).append(r)
+    self._groups[table, field] = (idx, len(self.made[table]))
+    return idx
+
+# %% ../nbs/01_state.ipynb #c3ecf08b
+SIZES = {"tiny": 0.25, "small": 1, "medium": 8, "large": 60}
 
 def fill_state(specs: list, factories: dict, counts: dict, seed: int = 0, size: str = "small", meta: dict | None = None) -> State:
     "A seeded state: `counts[table] * SIZES[size]` rows per table, made parents-first by `factories[table](rng, i, pick)`."
@@ -282,6 +293,7 @@ def fill_state(specs: list, factories: dict, counts: dict, seed: int = 0, size: 
             rows[t].append(r)
     return State.from_rows(specs, rows, meta)
 
+# %% ../nbs/01_state.ipynb #2cdee461
 def integrity_errors(state: State) -> list[str]:
     "Every reference to a missing row (an orphan), as sentences."
     errs = []

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, fields
 from fnmatch import fnmatch
 from pathlib import Path
 
+from fastcore.basics import patch
 from .core import user_msg
 
 # %% auto #0
@@ -77,27 +78,29 @@ class Task:
         return {f.name: [t.to_dict() for t in v] if f.name == "turns" else v
                 for f in fields(self) if f.name != "extra" and (v := getattr(self, f.name)) is not None} | self.extra
 
-    @property
-    def gold_call_dicts(self) -> list[dict]:
-        "The gold calls in replay order, as recorded: dicts with `name`, `arguments` and maybe `expect_error`."
-        return [c for t in self.turns for st in t.gold or [] for c in st]
+# %% ../nbs/05b_task.ipynb #1d35c9dc
+@patch(as_prop=True)
+def gold_call_dicts(self: Task) -> list[dict]:
+    "The gold calls in replay order, as recorded: dicts with `name`, `arguments` and maybe `expect_error`."
+    return [c for t in self.turns for st in t.gold or [] for c in st]
 
-    @property
-    def tool_combination(self) -> tuple:
-        "The sorted names of the tools its successful gold calls use: what a test split holds out and a held-out view is cut by."
-        return tuple(sorted({c["name"] for c in self.gold_call_dicts if not c.get("expect_error")}))
+@patch(as_prop=True)
+def tool_combination(self: Task) -> tuple:
+    "The sorted names of the tools its successful gold calls use: what a test split holds out and a held-out view is cut by."
+    return tuple(sorted({c["name"] for c in self.gold_call_dicts if not c.get("expect_error")}))
 
-    @property
-    def system_messages(self) -> list[dict]:
-        "The system message, when the task has one."
-        return [{"role": "system", "content": self.system}] if self.system else []
+# %% ../nbs/05b_task.ipynb #14717af0
+@patch(as_prop=True)
+def system_messages(self: Task) -> list[dict]:
+    "The system message, when the task has one."
+    return [{"role": "system", "content": self.system}] if self.system else []
 
-    @property
-    def prompt(self) -> list[dict]:
-        "The opening messages: the system message (when there is one) and the first user turn."
-        return self.system_messages + [user_msg(self.turns[0].user)]
+@patch(as_prop=True)
+def prompt(self: Task) -> list[dict]:
+    "The opening messages: the system message (when there is one) and the first user turn."
+    return self.system_messages + [user_msg(self.turns[0].user)]
 
-# %% ../nbs/05b_task.ipynb #51e6250d
+# %% ../nbs/05b_task.ipynb #22478952
 JSON_TYPES = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number", bool: "true or false", type(None): "null"}
 
 def task_record(line: str, where: str) -> Task:
@@ -112,6 +115,7 @@ def task_record(line: str, where: str) -> Task:
         raise ValueError(f"{where}: expected 'turns' to be a list of objects, each with a 'user' request")
     return Task.from_dict(d)
 
+# %% ../nbs/05b_task.ipynb #c252f5f5
 NESTED = ("servers", "tools", "turns", "deps", "states")  # the columns a HF dataset row may hold as JSON strings
 
 def _task_of(x, where: str) -> Task:
@@ -121,6 +125,7 @@ def _task_of(x, where: str) -> Task:
     if x.get("task") is not None: return _task_of(x["task"], where)
     return Task.from_dict({k: json.loads(v) if k in NESTED and isinstance(v, str) else v for k, v in x.items()})
 
+# %% ../nbs/05b_task.ipynb #0eb6b54c
 def load_tasks(tasks) -> list[Task]:
     "The tasks of a tasks.jsonl file, of a folder holding one, or of a list or HF dataset of tasks, records, rows or JSON lines."
     if not isinstance(tasks, (str, os.PathLike)): return [_task_of(t, f"task {i}") for i, t in enumerate(tasks)]

@@ -84,7 +84,7 @@ def chains(graph: ToolGraph, length: int, n: int = 10, seed: int = 0, tries: int
             seen.add(tuple(path)); out.append(path)
     return out
 
-# %% ../nbs/05_toolgraph.ipynb #e855ca23
+# %% ../nbs/05_toolgraph.ipynb #ae5d0e84
 def layers(graph: ToolGraph) -> dict:
     "Each tool's layer: 0 for entry tools, else one more than the deepest explicit predecessor (cycles cut)."
     preds = defaultdict(set)
@@ -98,6 +98,7 @@ def layers(graph: ToolGraph) -> dict:
         return d
     return {t: depth(t) for t in graph.tools}
 
+# %% ../nbs/05_toolgraph.ipynb #e3fcbfb6
 def draw(graph: ToolGraph, ax=None, title: str = ""):
     "Plot the graph: layered tools, reads blue, writes orange; explicit edges solid, implicit dashed."
     import matplotlib.pyplot as plt
@@ -147,7 +148,7 @@ def entity_rows(output, server: str, state, entities) -> list[tuple]:
     walk(output)
     return out
 
-# %% ../nbs/05_toolgraph.ipynb #b1d02e1d
+# %% ../nbs/05_toolgraph.ipynb #8ac1c23b
 NAME_FIELDS = ("name", "title", "nickname", "display_name", "full_name", "label", "subject", "username", "handle",
                "filename", "path", "email", "code", "sku", "number", "plate", "model", "last4", "city", "address")
 _ID_LIKE = re.compile(r"^[A-Za-z]+_\d+$")
@@ -161,6 +162,7 @@ def ref_fields(row: dict, key: str) -> list[str]:
     named = [f for f in NAME_FIELDS if ok(f)]
     return named + sorted(f for f in row if f not in named and ok(f))
 
+# %% ../nbs/05_toolgraph.ipynb #6aa11a48
 def ref_counts(rows: list) -> Counter:
     "How often each (field, lower-cased text value) occurs among `rows`."
     return Counter((f, v.lower()) for r in rows for f, v in r.items() if isinstance(v, str))
@@ -172,7 +174,7 @@ def natural_ref(row: dict, key: str, candidates: list, counts: Counter | None = 
         if (fields is None or f in fields) and counts[(f, row[f].lower())] == 1: return f, row[f], f in NAME_FIELDS
     return None
 
-# %% ../nbs/05_toolgraph.ipynb #19a97804
+# %% ../nbs/05_toolgraph.ipynb #f317975d
 @dataclass
 class Context:
     "What really exists in one server's seed state, as discovered through its read tools."
@@ -188,6 +190,7 @@ class Context:
     def __repr__(self):
         return f"Context({self.server}, seed={self.seed}, {sum(map(len, self.rows.values()))} entities of {len(self.rows)} types, {self.calls} calls)"
 
+# %% ../nbs/05_toolgraph.ipynb #9096d56b
 def _required(spec: ToolSpec) -> list[str]: return list(spec.schema["function"]["parameters"].get("required", []))
 
 def _arg_options(spec: ToolSpec, server: str, rows: dict, values: dict, cap: int) -> list[dict]:
@@ -202,6 +205,7 @@ def _arg_options(spec: ToolSpec, server: str, rows: dict, values: dict, cap: int
         opts = [{**o, p: v} for o in opts for v in pool][:cap]
     return opts
 
+# %% ../nbs/05_toolgraph.ipynb #eab39c9a
 def sample_context(server: str, seed: int = 0, size: str = "small", per_tool: int = 12, max_calls: int = 400) -> Context:
     "Discover the entities of `server`'s seed state by calling its read tools until nothing new appears."
     srv = load_server(server)

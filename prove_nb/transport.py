@@ -8,6 +8,7 @@ import hmac, json, logging, os, secrets, signal, sys, threading, time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from fastcore.basics import patch
 from .core import Validator
 from .server import CallLimit, Session, ToolResult, ToolServer, load_server
 
@@ -39,7 +40,7 @@ class ServeLimits:
 class SessionLimitError(Exception):
     "No room for another session."
 
-# %% ../nbs/02b_transport.ipynb #b2e7a00b
+# %% ../nbs/02b_transport.ipynb #1c61d635
 class SessionManager:
     "Sessions of one server by id, least recently used first; unknown ids start from the seed state; idle ones expire; at most `max_sessions`."
     def __init__(self, server: ToolServer, seed: int = 0, size: str = "small", limits: ServeLimits | None = None):
@@ -57,35 +58,38 @@ class SessionManager:
             for sid in gone: del self.sessions[sid]
         return len(gone)
 
-    def _put(self, sid: str, s: Session) -> Session:
-        with self.lock:
-            old = self.sessions.pop(sid, None)
-            if old is None and self.expire() == 0 and len(self.sessions) >= self.limits.max_sessions:
-                raise SessionLimitError(f"too many open sessions ({len(self.sessions)}); close some with prove_session_close or raise --max-sessions")
-            s.used = time.monotonic()
-            self.sessions[sid] = s
-            return s
+# %% ../nbs/02b_transport.ipynb #07bd38f8
+@patch
+def _put(self: SessionManager, sid: str, s: Session) -> Session:
+    with self.lock:
+        old = self.sessions.pop(sid, None)
+        if old is None and self.expire() == 0 and len(self.sessions) >= self.limits.max_sessions:
+            raise SessionLimitError(f"too many open sessions ({len(self.sessions)}); close some with prove_session_close or raise --max-sessions")
+        s.used = time.monotonic()
+        self.sessions[sid] = s
+        return s
 
-    def get(self, sid: str = DEFAULT_SESSION) -> Session:
-        "The session `sid` (a new one from the seed if unknown), marked as just used."
-        with self.lock:
-            s = self.sessions.get(sid)
-            return self._put(sid, s or self.server.session(self.seed, self.size, sid))
+@patch
+def get(self: SessionManager, sid: str = DEFAULT_SESSION) -> Session:
+    "The session `sid` (a new one from the seed if unknown), marked as just used."
+    with self.lock:
+        s = self.sessions.get(sid)
+        return self._put(sid, s or self.server.session(self.seed, self.size, sid))
 
-    def create(self, sid: str, seed: int | None = None) -> Session:
-        "A fresh session `sid` from the seed (replacing any session of that id)."
-        return self._put(sid, self.server.session(self.seed if seed is None else seed, self.size, sid))
+# %% ../nbs/02b_transport.ipynb #905ee101
+@patch
+def create(self: SessionManager, sid: str, seed: int | None = None) -> Session:
+    "A fresh session `sid` from the seed (replacing any session of that id)."
+    return self._put(sid, self.server.session(self.seed if seed is None else seed, self.size, sid))
 
-    def fork(self, source: str, target: str) -> Session: return self._put(target, self.get(source).fork(target))
+@patch
+def fork(self: SessionManager, source: str, target: str) -> Session: return self._put(target, self.get(source).fork(target))
 
-    def close(self, sid: str) -> bool:
-        with self.lock: return self.sessions.pop(sid, None) is not None
+@patch
+def close(self: SessionManager, sid: str) -> bool:
+    with self.lock: return self.sessions.pop(sid, None) is not None
 
 # %% ../nbs/02b_transport.ipynb #a15mcp01
-def _meta(ctx) -> dict:
-    m = getattr(ctx, "meta", None)
-    return m if isinstance(m, dict) else {}
-
 def _worker(session: Session, fn: Callable, limit: CallLimit, name: str) -> ToolResult:
     "Run `fn(session, limit)` holding the session's lock, unless the server gave up waiting before its turn; record the result on `limit`."
     try:
@@ -104,11 +108,16 @@ async def run_limited(session: Session, fn: Callable, seconds: float, name: str)
     await anyio.to_thread.run_sync(limit.done.wait)  # it kept its writes just in time: report what it did
     return limit.result
 
-# %% ../nbs/02b_transport.ipynb #b2e7a00e
+# %% ../nbs/02b_transport.ipynb #6b073ddb
+def _meta(ctx) -> dict:
+    m = getattr(ctx, "meta", None)
+    return m if isinstance(m, dict) else {}
+
 def _result(r: ToolResult):
     import mcp_types as mt
     return mt.CallToolResult(content=[mt.TextContent(type="text", text=r.text if r.ok else r.error)], is_error=not r.ok)
 
+# %% ../nbs/02b_transport.ipynb #df0e3af8
 def to_mcp(server: ToolServer, seed: int = 0, size: str = "small", admin: bool | str = False, limits: ServeLimits | None = None,
            require_session: bool = False):
     "A low-level SDK `Server` for `server`: raw arguments go through `Session.call`; admin tools only when `admin` (True, or a token calls must carry)."
@@ -174,7 +183,7 @@ def admin_ops(mgr: SessionManager) -> dict:
         return h
     return {f"prove_session_{op}": handler(op) for op in _ADMIN}
 
-# %% ../nbs/02b_transport.ipynb #3ba4575c
+# %% ../nbs/02b_transport.ipynb #301b8680
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 def http_security(host: str = "127.0.0.1", names=()):
@@ -184,6 +193,7 @@ def http_security(host: str = "127.0.0.1", names=()):
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=[x for h in hosts for x in (h, f"{h}:*")],
                                      allowed_origins=[x for h in hosts for p in ("http", "https") for x in (f"{p}://{h}", f"{p}://{h}:*")])
 
+# %% ../nbs/02b_transport.ipynb #43d1ec69
 def bearer_guard(app, token: str):
     "An ASGI app that answers 401 to any HTTP request without `Authorization: Bearer <token>`."
     want = f"Bearer {token}".encode()
@@ -194,18 +204,20 @@ def bearer_guard(app, token: str):
         await app(scope, receive, send)
     return guarded
 
+# %% ../nbs/02b_transport.ipynb #0173f831
 def check_host(host: str, allow_remote: bool = False, token: str | None = None):
     "Refuse a non-loopback `host` unless remote serving is asked for explicitly and guarded by a token."
     if host in LOOPBACK: return
     if not allow_remote: raise ValueError(f"{host} is not a loopback address; serving other machines needs --allow-remote and --token")
     if not token: raise ValueError(f"serving on {host} needs a bearer token (--token or PROVE_TOKEN)")
 
-# %% ../nbs/02b_transport.ipynb #b2e7a016
+# %% ../nbs/02b_transport.ipynb #11e2177c
 def idlest_session(transports: dict) -> str | None:
     "The id of the transport session idle longest (none while a request is in flight or a stream open on each)."
     idle = {sid: t.idle_scope.deadline for sid, t in transports.items() if t.idle_scope is not None and t.idle_scope.deadline < float("inf")}
     return min(idle, key=idle.get) if idle else None
 
+# %% ../nbs/02b_transport.ipynb #811a0821
 def evicting_manager(srv, limits: ServeLimits, security):
     "The SDK's streamable-HTTP session manager, except that at its session limit it closes the idlest session rather than refuse every new client."
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -226,7 +238,7 @@ def http_app(srv, limits: ServeLimits | None = None, host: str = "127.0.0.1", na
     app = Starlette(routes=[Route("/mcp", endpoint=StreamableHTTPASGIApp(mgr))], lifespan=lambda app: mgr.run())
     return bearer_guard(app, token) if token else app
 
-# %% ../nbs/02b_transport.ipynb #a15qui01
+# %% ../nbs/02b_transport.ipynb #15178fb1
 _DISCONNECTS = ("ClientDisconnect", "ClosedResourceError", "BrokenResourceError", "EndOfStream", "CancelledError")
 
 def _leaves(e):
@@ -234,6 +246,7 @@ def _leaves(e):
     subs = getattr(e, "exceptions", None)
     return [x for sub in subs for x in _leaves(sub)] if isinstance(subs, tuple) else [e]
 
+# %% ../nbs/02b_transport.ipynb #20ccd595
 class OneLineDisconnects(logging.Filter):
     "Logs a request the client aborted as one line instead of a traceback."
     def filter(self, record: logging.LogRecord) -> bool:
@@ -247,7 +260,7 @@ def quiet_disconnects(names=("mcp.server.streamable_http", "mcp.server.streamabl
     "Install `OneLineDisconnects` on the HTTP transport's loggers."
     for n in names: logging.getLogger(n).addFilter(OneLineDisconnects())
 
-# %% ../nbs/02b_transport.ipynb #a15std01
+# %% ../nbs/02b_transport.ipynb #c6e05692
 def rpc_error(line: str):
     "The JSON-RPC error reply to a stdin line that is not a JSON-RPC message (id null when none can be read), or None."
     import mcp_types as mt
@@ -260,6 +273,7 @@ def rpc_error(line: str):
     rid = rid if isinstance(rid, (int, str)) and not isinstance(rid, bool) else None
     return mt.JSONRPCError(jsonrpc="2.0", id=rid, error=mt.ErrorData(code=-32600, message="Invalid Request: not a JSON-RPC 2.0 request, response or notification"))
 
+# %% ../nbs/02b_transport.ipynb #c6288aa7
 class CheckedLines:
     "stdin lines for the SDK's stdio reader; a malformed one is answered with a JSON-RPC error instead of passed on."
     def __init__(self, lines):
@@ -303,7 +317,7 @@ def serve(name: str, transport: str = "stdio", port: int = 8765, seed: int = 0, 
         uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)).run()
     else: raise ValueError(f"unknown transport '{transport}' (use stdio or http)")
 
-# %% ../nbs/02b_transport.ipynb #d4a34a12
+# %% ../nbs/02b_transport.ipynb #47ff4a7f
 class MCPToolClient:
     "An async MCP client bound to one session id of a prove server (a fresh random one unless given)."
     def __init__(self, target, session: str | None = None, token: str | None = None, admin_token: str | None = None):
@@ -322,28 +336,33 @@ class MCPToolClient:
 
     async def __aexit__(self, *exc): return await self.client.__aexit__(*exc)
 
-    async def tools(self) -> list[dict]:
-        "OpenAI-style schemas of the server's tools (admin tools are never listed)."
-        res = await self.client.list_tools()
-        return [{"type": "function", "function": {"name": t.name, "description": t.description or "", "parameters": t.input_schema}}
-                for t in res.tools]
+# %% ../nbs/02b_transport.ipynb #de99d157
+@patch
+async def tools(self: MCPToolClient) -> list[dict]:
+    "OpenAI-style schemas of the server's tools (admin tools are never listed)."
+    res = await self.client.list_tools()
+    return [{"type": "function", "function": {"name": t.name, "description": t.description or "", "parameters": t.input_schema}}
+            for t in res.tools]
 
-    async def call(self, name: str, arguments: dict | None = None, session: str | None = None) -> ToolResult:
-        "Call a tool in this client's session (or `session`)."
-        r = await self.client.call_tool(name, {} if arguments is None else arguments, meta={SESSION_KEY: session or self.session})
-        text = "".join(getattr(c, "text", "") for c in r.content)
-        if r.is_error: return ToolResult(False, error=text)
-        try: return ToolResult(True, json.loads(text))
-        except ValueError: return ToolResult(True, text)
+@patch
+async def call(self: MCPToolClient, name: str, arguments: dict | None = None, session: str | None = None) -> ToolResult:
+    "Call a tool in this client's session (or `session`)."
+    r = await self.client.call_tool(name, {} if arguments is None else arguments, meta={SESSION_KEY: session or self.session})
+    text = "".join(getattr(c, "text", "") for c in r.content)
+    if r.is_error: return ToolResult(False, error=text)
+    try: return ToolResult(True, json.loads(text))
+    except ValueError: return ToolResult(True, text)
 
-    async def admin(self, op: str, session: str | None = None, **args) -> Any:
-        "Run a session-admin operation (create, fork, reset, hash, diff, close) on this client's session (or `session`)."
-        import mcp_types as mt
-        sid = session or self.session
-        params = mt.CallToolRequestParams(name=f"prove_session_{op}", arguments={"session": sid, **args},
-                                          _meta={SESSION_KEY: sid, ADMIN_KEY: self.admin_token or ""})
-        # sent as a plain request: `call_tool` would re-list the tools before each result of a tool that is never listed
-        r = await self.client.session.send_request(mt.CallToolRequest(params=params), mt.CallToolResult)
-        text = "".join(getattr(c, "text", "") for c in r.content)
-        if r.is_error: raise RuntimeError(text)
-        return json.loads(text)
+# %% ../nbs/02b_transport.ipynb #ffb206c7
+@patch
+async def admin(self: MCPToolClient, op: str, session: str | None = None, **args) -> Any:
+    "Run a session-admin operation (create, fork, reset, hash, diff, close) on this client's session (or `session`)."
+    import mcp_types as mt
+    sid = session or self.session
+    params = mt.CallToolRequestParams(name=f"prove_session_{op}", arguments={"session": sid, **args},
+                                      _meta={SESSION_KEY: sid, ADMIN_KEY: self.admin_token or ""})
+    # sent as a plain request: `call_tool` would re-list the tools before each result of a tool that is never listed
+    r = await self.client.session.send_request(mt.CallToolRequest(params=params), mt.CallToolResult)
+    text = "".join(getattr(c, "text", "") for c in r.content)
+    if r.is_error: raise RuntimeError(text)
+    return json.loads(text)
