@@ -50,7 +50,7 @@ def fit_budget(row: dict, budget: int, eos: int) -> bool:
     row.update(completion_ids=row["completion_ids"][:budget - 1] + [eos], env_mask=[0] * budget, logprobs=row["logprobs"][:budget])
     return False
 
-# %% ../nbs/10_grpo.ipynb #699c90b9
+# %% ../nbs/10_grpo.ipynb #a82c8590
 def trained_state(model) -> dict:
     "The weights of `model` as a plain causal LM's state dict, LoRA adapters merged in."
     if not hasattr(model, "merge_adapter"): return model.state_dict()
@@ -69,6 +69,7 @@ def sampling_policy(trainer, tok, max_new_tokens: int, temperature: float, dtype
     trainer.sampler.load_state_dict(trained_state(model))
     return HFPolicy(trainer.sampler, tok, max_new_tokens, temperature)
 
+# %% ../nbs/10_grpo.ipynb #a24e9a5b
 def score_episodes(rewards, tasks: list[Task], trajs: list, n_prompt: list) -> list[dict]:
     "{reward name: RewardResult} for each played episode, scored on the calls as they ran."
     return [{n: get_reward(n)(t, align_completion(t, tr.messages, context=k, whole=False, ran=(tr.world, tr.calls))) for n in rewards}
@@ -82,6 +83,7 @@ def scale_unfinished(scores: list[dict], trajs: list, trained, keep: float) -> l
     if keep == 1: return scores
     return [{n: cut(r, tr.stop) if tr.stop in UNFINISHED and n in trained else r for n, r in s.items()} for s, tr in zip(scores, trajs)]
 
+# %% ../nbs/10_grpo.ipynb #2ca3cdd3
 def informative(scores: list[dict], trained) -> bool:
     "Whether a group's sums of the `trained` rewards differ (else its advantages are all zero)."
     return len({round(sum(s[n].total for n in trained), 9) for s in scores}) > 1
@@ -93,6 +95,7 @@ def calls_gap(scores: list[dict], n_calls: list, trained) -> float | None:
     above, below = [c for c, t in zip(n_calls, totals) if t > m + 1e-9], [c for c, t in zip(n_calls, totals) if t < m - 1e-9]
     return sum(above) / len(above) - sum(below) / len(below) if above and below else None
 
+# %% ../nbs/10_grpo.ipynb #ddede844
 def calls_push(scores: list[dict], n_calls: list, n_tokens: list, trained) -> float | None:
     "Sum over a group of advantage x trained tokens x (calls - mean calls), per trained token (> 0: the token-level loss favours calling more); None when all score alike."
     totals = [sum(s[n].total for n in trained) for s in scores]
@@ -101,8 +104,55 @@ def calls_push(scores: list[dict], n_calls: list, n_tokens: list, trained) -> fl
     if sd < 1e-9: return None
     return sum((t - m) / sd * n * (c - mc) for t, n, c in zip(totals, n_tokens, n_calls)) / sum(n_tokens)
 
+# %% ../nbs/10_grpo.ipynb #0c196a19
+def _replace_dead(dead: list, batch: list, trajs: list, scores: list, tasks: list, played: set, rng, rounds: int, play, G: int, judged) -> int:
+    "Up to `rounds` times, groups of unplayed `tasks`; each with a spread takes a dead group's place (in place). How many tasks it drew."
+    drawn = 0
+    for _ in range(rounds):
+        fresh = [t for t in tasks if t.id not in played]
+        if not dead or not fresh: break
+        picks = rng.sample(fresh, min(len(dead), len(fresh)))
+        played.update(t.id for t in picks); drawn += len(picks)
+        new_trajs, new_scores = play([t for t in picks for _ in range(G)])
+        for j, t in enumerate(picks):
+            s = slice(j * G, (j + 1) * G)
+            if informative(new_scores[s], judged):
+                g = dead.pop(0)
+                batch[g:g + G], trajs[g:g + G], scores[g:g + G] = [t] * G, new_trajs[s], new_scores[s]
+    return drawn
 
-# %% ../nbs/10_grpo.ipynb #58e69688
+def _guide_dead(dead: list, batch: list, trajs: list, scores: list, play, G: int, judged) -> int:
+    "Off-policy guidance (`play`: the gold policy's episodes): the gold episode takes a dead group's last place where that gives it a spread (in place); how many groups it guided."
+    n = 0
+    for g in list(dead):
+        gold_trajs, gold_scores = play([batch[g]])
+        if informative(scores[g:g + G - 1] + gold_scores, judged):
+            trajs[g + G - 1], scores[g + G - 1] = gold_trajs[0], gold_scores[0]
+            dead.remove(g); n += 1
+    return n
+
+# %% ../nbs/10_grpo.ipynb #045362d2
+def _training_rows(tok, trajs: list, batch: list, budget: int, stats: dict) -> dict:
+    "Each episode's token row as TRL trains it, counting trained ids not sampled and episodes over `budget` into `stats`."
+    out = {k: [] for k in ("prompt_ids", "completion_ids", "env_mask", "logprobs")}
+    stats["mismatched_ids"] = stats["clipped"] = 0
+    for tr, t in zip(trajs, batch):
+        row = episode_tokens(tok, tr.messages, len(t.prompt), t.tools)
+        stats["mismatched_ids"] += row["mismatched"]
+        stats["clipped"] += not fit_budget(row, budget, tok.eos_token_id)
+        if not row["completion_ids"]: row.update(completion_ids=[tok.eos_token_id], env_mask=[0], logprobs=[0.0])  # no reply at all
+        for k in out: out[k].append(row[k])
+    return out
+
+def _directions(scores: list, calls: list, tokens: list, groups: list, G: int, trained) -> dict:
+    "`calls_gap` and `calls_push` averaged over the groups with a spread (None where no group has one)."
+    res = {}
+    for name, f in (("calls_gap", lambda s: calls_gap(scores[s], calls[s], trained)), ("calls_push", lambda s: calls_push(scores[s], calls[s], tokens[s], trained))):
+        xs = [x for g in groups if (x := f(slice(g, g + G))) is not None]
+        res[name] = sum(xs) / len(xs) if xs else None
+    return res
+
+# %% ../nbs/10_grpo.ipynb #bc434d07
 def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128,
                       temperature: float = 1.0, rewards=("prove",), resample: int = 0, seed: int = 0, policy_for=None, worlds=None,
                       gen_dtype: str | None = "auto", monitor=(), resample_on=None, unfinished: float = 1.0, guide: bool = False):
@@ -123,36 +173,12 @@ def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=
         groups = list(range(0, len(batch), G)) if len(batch) % G == 0 else []
         dead = [g for g in groups if not informative(scores[g:g + G], judged)]
         stats |= {"groups": len(groups), "zero_variance": len(dead), "resampled": 0, "guided": 0}
-        for _ in range(resample):
-            fresh = [t for t in tasks if t.id not in played]
-            if not dead or not fresh: break
-            picks = rng.sample(fresh, min(len(dead), len(fresh)))
-            played.update(t.id for t in picks)
-            new_trajs, new_scores = play([t for t in picks for _ in range(G)], policy)
-            stats["resampled"] += len(picks)
-            for j, t in enumerate(picks):
-                if informative(new_scores[j * G:(j + 1) * G], judged):
-                    g = dead.pop(0)
-                    batch[g:g + G], trajs[g:g + G], scores[g:g + G] = [t] * G, new_trajs[j * G:(j + 1) * G], new_scores[j * G:(j + 1) * G]
-        for g in list(dead) if guide else []:  # off-policy guidance: the gold episode takes the group's last place if that gives it a spread
-            gold_trajs, gold_scores = play([batch[g]], gold_policy())
-            if informative(scores[g:g + G - 1] + gold_scores, judged):
-                trajs[g + G - 1], scores[g + G - 1] = gold_trajs[0], gold_scores[0]
-                dead.remove(g); stats["guided"] += 1
+        stats["resampled"] = _replace_dead(dead, batch, trajs, scores, tasks, played, rng, resample, lambda b: play(b, policy), G, judged)
+        if guide: stats["guided"] = _guide_dead(dead, batch, trajs, scores, lambda b: play(b, gold_policy()), G, judged)
         stats["zero_variance_after"] = len(dead)
-        out = {"prompt_ids": [], "completion_ids": [], "env_mask": [], "logprobs": [], "scores": scores,
+        out = {**_training_rows(tok, trajs, batch, trainer.args.max_completion_length, stats), "scores": scores,
                "n_calls": [tr.n_calls for tr in trajs], "group_stats": [stats] * len(batch)}
-        stats["mismatched_ids"] = stats["clipped"] = 0
-        for tr, t in zip(trajs, batch):
-            row = episode_tokens(tok, tr.messages, len(t.prompt), t.tools)
-            stats["mismatched_ids"] += row["mismatched"]
-            stats["clipped"] += not fit_budget(row, trainer.args.max_completion_length, tok.eos_token_id)
-            if not row["completion_ids"]: row.update(completion_ids=[tok.eos_token_id], env_mask=[0], logprobs=[0.0])  # no reply at all
-            for k in ("prompt_ids", "completion_ids", "env_mask", "logprobs"): out[k].append(row[k])
-        calls, tokens = out["n_calls"], [sum(m) for m in out["env_mask"]]
-        for name, f in (("calls_gap", lambda s: calls_gap(scores[s], calls[s], rewards)), ("calls_push", lambda s: calls_push(scores[s], calls[s], tokens[s], rewards))):
-            xs = [x for g in groups if (x := f(slice(g, g + G))) is not None]
-            stats[name] = sum(xs) / len(xs) if xs else None
+        stats |= _directions(scores, out["n_calls"], [sum(m) for m in out["env_mask"]], groups, G, rewards)
         release_memory()  # a GRPO run's resident size grew 0.6 GB a step without it (14.5 GB at step 13; a trim returned 7 GB)
         return out
     return rollout_func
