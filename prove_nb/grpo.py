@@ -50,7 +50,7 @@ def fit_budget(row: dict, budget: int, eos: int) -> bool:
     row.update(completion_ids=row["completion_ids"][:budget - 1] + [eos], env_mask=[0] * budget, logprobs=row["logprobs"][:budget])
     return False
 
-# %% ../nbs/10_grpo.ipynb #a82c8590
+# %% ../nbs/10_grpo.ipynb #f91fd103
 def trained_state(model) -> dict:
     "The weights of `model` as a plain causal LM's state dict, LoRA adapters merged in."
     if not hasattr(model, "merge_adapter"): return model.state_dict()
@@ -69,7 +69,7 @@ def sampling_policy(trainer, tok, max_new_tokens: int, temperature: float, dtype
     trainer.sampler.load_state_dict(trained_state(model))
     return HFPolicy(trainer.sampler, tok, max_new_tokens, temperature)
 
-# %% ../nbs/10_grpo.ipynb #a24e9a5b
+# %% ../nbs/10_grpo.ipynb #980cb901
 def score_episodes(rewards, tasks: list[Task], trajs: list, n_prompt: list) -> list[dict]:
     "{reward name: RewardResult} for each played episode, scored on the calls as they ran."
     return [{n: get_reward(n)(t, align_completion(t, tr.messages, context=k, whole=False, ran=(tr.world, tr.calls))) for n in rewards}
@@ -83,7 +83,7 @@ def scale_unfinished(scores: list[dict], trajs: list, trained, keep: float) -> l
     if keep == 1: return scores
     return [{n: cut(r, tr.stop) if tr.stop in UNFINISHED and n in trained else r for n, r in s.items()} for s, tr in zip(scores, trajs)]
 
-# %% ../nbs/10_grpo.ipynb #2ca3cdd3
+# %% ../nbs/10_grpo.ipynb #2ec7140e
 def informative(scores: list[dict], trained) -> bool:
     "Whether a group's sums of the `trained` rewards differ (else its advantages are all zero)."
     return len({round(sum(s[n].total for n in trained), 9) for s in scores}) > 1
@@ -95,7 +95,7 @@ def calls_gap(scores: list[dict], n_calls: list, trained) -> float | None:
     above, below = [c for c, t in zip(n_calls, totals) if t > m + 1e-9], [c for c, t in zip(n_calls, totals) if t < m - 1e-9]
     return sum(above) / len(above) - sum(below) / len(below) if above and below else None
 
-# %% ../nbs/10_grpo.ipynb #ddede844
+# %% ../nbs/10_grpo.ipynb #8cf84425
 def calls_push(scores: list[dict], n_calls: list, n_tokens: list, trained) -> float | None:
     "Sum over a group of advantage x trained tokens x (calls - mean calls), per trained token (> 0: the token-level loss favours calling more); None when all score alike."
     totals = [sum(s[n].total for n in trained) for s in scores]
@@ -104,7 +104,7 @@ def calls_push(scores: list[dict], n_calls: list, n_tokens: list, trained) -> fl
     if sd < 1e-9: return None
     return sum((t - m) / sd * n * (c - mc) for t, n, c in zip(totals, n_tokens, n_calls)) / sum(n_tokens)
 
-# %% ../nbs/10_grpo.ipynb #0c196a19
+# %% ../nbs/10_grpo.ipynb #ce7390a3
 def _replace_dead(dead: list, batch: list, trajs: list, scores: list, tasks: list, played: set, rng, rounds: int, play, G: int, judged) -> int:
     "Up to `rounds` times, groups of unplayed `tasks`; each with a spread takes a dead group's place (in place). How many tasks it drew."
     drawn = 0
@@ -131,7 +131,7 @@ def _guide_dead(dead: list, batch: list, trajs: list, scores: list, play, G: int
             dead.remove(g); n += 1
     return n
 
-# %% ../nbs/10_grpo.ipynb #045362d2
+# %% ../nbs/10_grpo.ipynb #d83dbf4b
 def _training_rows(tok, trajs: list, batch: list, budget: int, stats: dict) -> dict:
     "Each episode's token row as TRL trains it, counting trained ids not sampled and episodes over `budget` into `stats`."
     out = {k: [] for k in ("prompt_ids", "completion_ids", "env_mask", "logprobs")}
@@ -152,7 +152,7 @@ def _directions(scores: list, calls: list, tokens: list, groups: list, G: int, t
         res[name] = sum(xs) / len(xs) if xs else None
     return res
 
-# %% ../nbs/10_grpo.ipynb #bc434d07
+# %% ../nbs/10_grpo.ipynb #1756342f
 def make_rollout_func(tasks: list[Task], tok, limits: Limits = Limits(max_steps=4, max_turns=3), max_new_tokens: int = 128,
                       temperature: float = 1.0, rewards=("prove",), resample: int = 0, seed: int = 0, policy_for=None, worlds=None,
                       gen_dtype: str | None = "auto", monitor=(), resample_on=None, unfinished: float = 1.0, guide: bool = False):
