@@ -51,6 +51,7 @@ def _seed_torch(seed: int):
     "Seed torch's generator when torch is in use (sampling policies draw from it)."
     if "torch" in sys.modules: sys.modules["torch"].manual_seed(seed)
 
+# %% ../nbs/12_eval.ipynb #a9cb4a19
 def run_trials(tasks: list, policy, n: int, limits: Limits = EVAL_LIMITS, rewards=EVAL_REWARDS, batch_size: int = 16,
                seed: int = 0, progress: bool = False) -> list:
     "`n` graded attempts at every task, played in batches: one record per attempt, with its `trial` and `seconds`."
