@@ -9,6 +9,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from fastcore.basics import patch
+
 from .core import ToolCall, assistant_msg
 from .rollout import Limits, Reply, rollout_batch
 from .lm import HFPolicy, load_model
@@ -47,6 +49,7 @@ def _lists(x):
 
 def approx_tokens(message: dict) -> int: return max(1, len(json.dumps(message, ensure_ascii=False)) // 4)
 
+# %% ../nbs/13b_orchestration.ipynb #ddd14460
 def _perturb(call: ToolCall, rng) -> ToolCall:
     "The call with one argument wrong: a number off by one or another id of the same kind."
     def bad(v):
@@ -66,38 +69,44 @@ class Oracle:
 
     def act(self, convs, tools, tasks): return [self.reply(m, tl, t) for m, tl, t in zip(convs, tools, tasks)]
 
-    def answer(self, task: Task, obs: Obs) -> dict:
-        "The turn's gold facts that the conversation's tool results show (as text, or as the length of a list)."
-        t, seen = task.turns[obs.turn], norm(" ".join(m.get("content") or "" for m in obs.messages if m.get("role") == "tool"))
-        counts = {str(len(x)) for d in obs.calls for x in _lists(d.result)}
-        facts = [f for f in t.answer_facts or [] if norm(f) in seen or norm(f) in counts]
-        if not t.gold: return assistant_msg(t.answer or " ".join(t.answer_facts or []) or "Sorry, none of my tools can do that.")
-        return assistant_msg("Done. " + "; ".join(facts) if facts else "Done.")
+# %% ../nbs/13b_orchestration.ipynb #7dec9742
+@patch
+def answer(self: Oracle, task: Task, obs: Obs) -> dict:
+    "The turn's gold facts that the conversation's tool results show (as text, or as the length of a list)."
+    t, seen = task.turns[obs.turn], norm(" ".join(m.get("content") or "" for m in obs.messages if m.get("role") == "tool"))
+    counts = {str(len(x)) for d in obs.calls for x in _lists(d.result)}
+    facts = [f for f in t.answer_facts or [] if norm(f) in seen or norm(f) in counts]
+    if not t.gold: return assistant_msg(t.answer or " ".join(t.answer_facts or []) or "Sorry, none of my tools can do that.")
+    return assistant_msg("Done. " + "; ".join(facts) if facts else "Done.")
 
-    def calls(self, step: list, rng) -> list:
-        "The calls of a gold step, each write wrong with chance `noise.wrong`."
-        calls = [ToolCall(g["name"], g["arguments"]) for g in step]
-        return [_perturb(c, rng) if tool_kind(c.name) == "write" and rng.random() < self.noise.wrong else c for c in calls]
+# %% ../nbs/13b_orchestration.ipynb #2f87f8c9
+@patch
+def calls(self: Oracle, step: list, rng) -> list:
+    "The calls of a gold step, each write wrong with chance `noise.wrong`."
+    calls = [ToolCall(g["name"], g["arguments"]) for g in step]
+    return [_perturb(c, rng) if tool_kind(c.name) == "write" and rng.random() < self.noise.wrong else c for c in calls]
 
-    def reply(self, messages: list, tools: list, task: Task) -> Reply:
-        "The next message: the next gold step, a plan or an answer, with this draw's noise."
-        key = (task.id, len(messages))
-        rng = random.Random(f"{self.seed}|{task.id}|{len(messages)}|{self.asked[key]}")
-        self.asked[key] += 1
-        obs = observe([m for m in messages if m.get("content") not in (PLAN_NOTE, ANSWER_NOTE, REACT_NOTE)], tools)
-        note = messages[-1].get("content") if messages[-1].get("role") == "system" else ""
-        steps = task.turns[obs.turn].gold or []
-        k = steps_done(steps, obs.turn_calls)
-        r_repeat, r_skip = rng.random(), rng.random()
-        if not tools or note == ANSWER_NOTE or k == len(steps): msg = self.answer(task, obs)
-        elif note == PLAN_NOTE:
-            plan = [c for s in steps[k:] for c in self.calls(s, rng)]
-            msg = assistant_msg("", plan + plan[-1:] if r_repeat < self.noise.repeat else plan)
-        elif obs.turn_calls and r_repeat < self.noise.repeat: msg = assistant_msg("", [obs.turn_calls[-1].call])
-        elif (r_skip < self.noise.skip and any(d.ok and d.kind == "write" for d in obs.turn_calls)
-              and all(tool_kind(g["name"]) == "read" for g in steps[k])): msg = self.answer(task, obs)
-        else: msg = assistant_msg("", self.calls(steps[k], rng))
-        return Reply(msg, approx_tokens(msg))
+# %% ../nbs/13b_orchestration.ipynb #b3b1a388
+@patch
+def reply(self: Oracle, messages: list, tools: list, task: Task) -> Reply:
+    "The next message: the next gold step, a plan or an answer, with this draw's noise."
+    key = (task.id, len(messages))
+    rng = random.Random(f"{self.seed}|{task.id}|{len(messages)}|{self.asked[key]}")
+    self.asked[key] += 1
+    obs = observe([m for m in messages if m.get("content") not in (PLAN_NOTE, ANSWER_NOTE, REACT_NOTE)], tools)
+    note = messages[-1].get("content") if messages[-1].get("role") == "system" else ""
+    steps = task.turns[obs.turn].gold or []
+    k = steps_done(steps, obs.turn_calls)
+    r_repeat, r_skip = rng.random(), rng.random()
+    if not tools or note == ANSWER_NOTE or k == len(steps): msg = self.answer(task, obs)
+    elif note == PLAN_NOTE:
+        plan = [c for s in steps[k:] for c in self.calls(s, rng)]
+        msg = assistant_msg("", plan + plan[-1:] if r_repeat < self.noise.repeat else plan)
+    elif obs.turn_calls and r_repeat < self.noise.repeat: msg = assistant_msg("", [obs.turn_calls[-1].call])
+    elif (r_skip < self.noise.skip and any(d.ok and d.kind == "write" for d in obs.turn_calls)
+          and all(tool_kind(g["name"]) == "read" for g in steps[k])): msg = self.answer(task, obs)
+    else: msg = assistant_msg("", self.calls(steps[k], rng))
+    return Reply(msg, approx_tokens(msg))
 
 # %% ../nbs/13b_orchestration.ipynb #8a0f3c96
 SYSTEM = "You help users with their bank accounts and online shopping. Use the tools to look things up and make changes."
@@ -107,6 +116,7 @@ def _fact(v) -> str: return str(int(v)) if isinstance(v, float) and v.is_integer
 def _open(st, where=lambda r: True) -> list:
     return sorted((r for r in st.rows("account") if r["status"] == "open" and r["type"] != "credit" and where(r)), key=lambda r: r["account_id"])
 
+# %% ../nbs/13b_orchestration.ipynb #339cba6e
 def _t_balance(rng, bank, shop):
     a = rng.choice(_open(bank))
     return ["banking"], [(f"What is the balance of account {a['account_id']}?", [[("get_account", {"account_id": a["account_id"]})]],
@@ -117,6 +127,7 @@ def _t_deposit(rng, bank, shop):
     return ["banking"], [(f"Please deposit {amt} into account {a['account_id']} and tell me the new balance.",
                           [[("deposit", {"account_id": a["account_id"], "amount": amt})]], lambda rs: [_fact(rs[-1]["balance"])])], "base"
 
+# %% ../nbs/13b_orchestration.ipynb #f96f37c7
 def _t_transfer(rng, bank, shop):
     pairs = [(a, b) for a in _open(bank, lambda r: r["balance"] > 100) for b in _open(bank)
              if a["customer_id"] == b["customer_id"] and a["currency"] == b["currency"] and a["account_id"] != b["account_id"]]
@@ -141,6 +152,7 @@ def _t_cart(rng, bank, shop):
     return ["shopping"], [(f"Add {q} of '{p['name']}' to the cart of shopper {cust['customer_id']}, then tell me the cart total.", steps,
                            lambda rs: [_fact(rs[-1]["total"])])], "base"
 
+# %% ../nbs/13b_orchestration.ipynb #3e947305
 def _t_lock(rng, bank, shop):
     cards = sorted((c for c in bank.rows("card") if c["status"] == "active"), key=lambda c: c["card_id"])
     c = rng.choice(cards)
@@ -153,6 +165,7 @@ def _t_two_turns(rng, bank, shop):
                          (f"Thanks. Now withdraw {amt} from it and tell me what is left.", [[("withdraw", {"account_id": a["account_id"], "amount": amt})]],
                           lambda rs: [_fact(rs[-1]["balance"])])], "base"
 
+# %% ../nbs/13b_orchestration.ipynb #a92b4666
 def _t_irrelevant(rng, bank, shop):
     topic = rng.choice(["a joke about penguins", "a short poem about the sea", "who painted the Mona Lisa", "a fun fact about volcanoes"])
     return ["banking"], [(f"Can you tell me {topic}?", [], lambda rs: [])], "irrelevance"
@@ -179,6 +192,7 @@ def _record(tid: str, servers: list, turns: list, category: str, rng) -> Task | 
                 deps=[[i, i + 1] for i in range(len(flat) - 1)], gold_state_hash=w.hash(), depth=len(flat),
                 category=category, structure="chain" if flat else "none", split="test")
 
+# %% ../nbs/13b_orchestration.ipynb #5c7114f5
 def handmade_tasks(n: int = 28, seed: int = 0) -> list[Task]:
     "`n` held-out tasks from the templates, in turn, drawn with `seed`."
     rng = random.Random(seed)
@@ -198,6 +212,7 @@ class ScoredReply(Reply):
     "A reply with the policy's confidence in it (0..1)."
     confidence: float = 1.0
 
+# %% ../nbs/13b_orchestration.ipynb #1b7b70d8
 class LogProbPolicy(HFPolicy):
     "An `HFPolicy` whose replies carry `confidence`: the geometric-mean probability of their generated tokens."
     def act(self, convs, tools, tasks):
