@@ -34,6 +34,7 @@ class SimRequest:
     messages: list
     data: dict
 
+# %% ../nbs/14b_simulation.ipynb #d2986e27
 RULES: dict = {}  # role -> rule function(data) -> text; filled by each simulator below
 
 class RuleBackend:
@@ -100,6 +101,7 @@ what you wanted, or says it cannot, reply with the single word DONE."""
 def _asked(text: str, topic: str) -> bool:
     return any(re.search(rf"\b{re.escape(w)}", text.lower()) for w in topic.lower().split() if len(w) > 2)
 
+# %% ../nbs/14b_simulation.ipynb #6caec174
 def rule_user(d: dict) -> str:
     "The rule user: answers a question with the facts whose topic it names; without a question, ends the conversation."
     if "?" not in d["last"]: return "DONE"
@@ -180,6 +182,7 @@ def _objects(v) -> list[dict]:
     if isinstance(v, list): return [o for x in v for o in _objects(x)]
     return []
 
+# %% ../nbs/14b_simulation.ipynb #4a6bf42f
 def rule_tool(d: dict) -> str:
     "The rule tool: a result guessed from the schema, the scenario's rows and the rows seen in earlier results."
     props = function_schema(d["tool"])["parameters"].get("properties", {})
@@ -234,6 +237,7 @@ def observe(self: ToolSimulator, name: str, arguments: dict, result: ToolResult)
     "Remember a call and its result (simulated, or real when measuring the simulator)."
     self.history.append({"name": name, "arguments": arguments or {}, "ok": result.ok, "content": result.content, "error": result.error})
 
+# %% ../nbs/14b_simulation.ipynb #0966a46c
 @patch
 def call(self: ToolSimulator, name: str, arguments: dict | None = None) -> ToolResult:
     "Simulate a call and remember it."
@@ -250,6 +254,7 @@ def _leaves(v, path: str = "") -> Counter:
     if isinstance(v, list): return sum((_leaves(x, path + "[]") for x in v), Counter())
     return Counter({(path, json.dumps(v)): 1})
 
+# %% ../nbs/14b_simulation.ipynb #5eb7f995
 def result_match(pred: ToolResult, real: ToolResult) -> tuple[str, float]:
     "'exact', 'partial' or 'wrong' for a simulated result against the real one, with the F1 of their leaves."
     if pred.ok != real.ok: return "wrong", 0.0
@@ -308,6 +313,7 @@ class Verdict:
     success: bool
     reason: str
 
+# %% ../nbs/14b_simulation.ipynb #b5dcfa8e
 def _is_write(name: str, servers: list) -> bool:
     for s in servers:
         spec = load_server(s).tools.get(name)
@@ -439,6 +445,7 @@ class Level:
 LADDER = (Level(1, "ids", 0), Level(2, "ids", 0), Level(2, "names", 2), Level(3, "names", 2),
           Level(3, "missing", 4), Level(4, "names", 6), Level(4, "missing", 8))
 
+# %% ../nbs/14b_simulation.ipynb #70f293c6
 def build_pool(buckets: list[str], ladder=LADDER, per_level: int = 4, seed: int = 0, size: str = "small") -> dict:
     "{server: [[tasks of level 0], [tasks of level 1], ...]} up to the first level a server cannot make; openings are unique."
     rng, pool, seen = random.Random(seed), {}, set()
@@ -484,6 +491,7 @@ def update(self: Curriculum, task: Task, success: bool):
     if rate >= self.up and lv + 1 < len(self.pool[b]): self.level[b] += 1; w.clear()
     elif rate <= self.down and lv > 0: self.level[b] -= 1; w.clear()
 
+# %% ../nbs/14b_simulation.ipynb #70415a20
 @patch
 def log(self: Curriculum):
     "Append every bucket's level and rolling success to the history, then advance the step."
