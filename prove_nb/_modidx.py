@@ -573,6 +573,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                   'prove_nb.rollout.Trajectory.n_calls': ('rollout.html#trajectory.n_calls', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.Trajectory.to_completion': ( 'rollout.html#trajectory.to_completion',
                                                                                  'prove_nb/rollout.py'),
+                                  'prove_nb.rollout._advance': ('rollout.html#_advance', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout._record': ('rollout.html#_record', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout._turn_position': ('rollout.html#_turn_position', 'prove_nb/rollout.py'),
                                   'prove_nb.rollout.clip_result': ('rollout.html#clip_result', 'prove_nb/rollout.py'),

@@ -28,6 +28,7 @@ class Limits:
     max_tokens: int = 4096
     max_result_chars: int | None = None
 
+# %% ../nbs/08_rollout.ipynb #a113c443
 def clip_result(text: str, limit: int | None) -> str:
     "A tool result as the model reads it: at most `limit` characters, with a note of how much was cut."
     if limit is None or len(text) <= limit: return text
@@ -45,6 +46,7 @@ class CallRecord:
     content: Any = None
     error: str = ""
 
+# %% ../nbs/08_rollout.ipynb #0b53dc08
 @dataclass
 class Trajectory:
     "Everything that happened in one rollout."
@@ -77,6 +79,7 @@ class Reply:
 class Policy(Protocol):
     def act(self, convs: list[list[dict]], tools: list[list[dict]], tasks: list[Task]) -> list[Reply]: ...
 
+# %% ../nbs/08_rollout.ipynb #037810be
 class ScriptedPolicy:
     "A policy from a function `(task, messages) -> assistant message`."
     def __init__(self, fn: Callable, name: str = "scripted"): self.fn, self.name = fn, name
@@ -102,6 +105,7 @@ def gold_reply(task: Task, messages: list) -> dict:
     "The gold assistant message for this point of the conversation: the next gold step's calls, then the answer."
     return script_reply([t.gold or [] for t in task.turns], [gold_answer(t) for t in task.turns], messages)
 
+# %% ../nbs/08_rollout.ipynb #6333f90d
 def gold_policy() -> ScriptedPolicy: return ScriptedPolicy(gold_reply, "gold")
 def noop_policy() -> ScriptedPolicy: return ScriptedPolicy(lambda task, m: assistant_msg("I can't do that."), "noop")
 
@@ -126,7 +130,19 @@ def _record(tr: Trajectory, rep: Reply, world, visible: set, turn: int, step: in
         tr.messages.append(tool_msg(c, clip_result(r.text, limits.max_result_chars)))
     return bool(parsed.calls)
 
-# %% ../nbs/08_rollout.ipynb #1e355231
+# %% ../nbs/08_rollout.ipynb #0e19124a
+def _advance(tr: Trajectory, task: Task, acted: bool, turn: int, step: int, limits: Limits) -> tuple[int, int] | None:
+    "The (turn, step) a task plays next after a reply that ended `step` steps of `turn`; None when it stops (`tr.stop` says why)."
+    if acted:  # the model acted: it reads the results at its next step
+        if step < limits.max_steps and tr.gen_tokens < limits.max_tokens: return turn, step
+        tr.stop = "step_limit" if step >= limits.max_steps else "token_limit"
+    nxt = turn + 1
+    if not tr.stop and nxt < min(len(task.turns), limits.max_turns):
+        tr.messages.append(user_msg(task.turns[nxt].user))
+        return nxt, 0
+    tr.stop = tr.stop or ("answered" if nxt >= len(task.turns) else "turn_limit")
+
+# %% ../nbs/08_rollout.ipynb #2e86e7ae
 def rollout_batch(tasks: list[Task], policy, limits: Limits = Limits(), progress: bool = False,
                   world: Callable[[Task], Any] = World.for_task) -> list[Trajectory]:
     "Play every task with `policy`, executing calls live on a fresh world per task, `world(task)` (an in-process `World` by default)."
@@ -141,24 +157,17 @@ def rollout_batch(tasks: list[Task], policy, limits: Limits = Limits(), progress
         replies = policy.act([trajs[i].messages for i in active], [tasks[i].tools for i in active], [tasks[i] for i in active])
         still = []
         for i, rep in zip(active, replies):
-            tr, task = trajs[i], tasks[i]
+            tr = trajs[i]
             acted = _record(tr, rep, worlds[i], visible[i], turns[i], steps[i], limits)
-            steps[i] += 1
-            if acted:  # the model acted: it reads the results at its next step
-                if steps[i] < limits.max_steps and tr.gen_tokens < limits.max_tokens: still.append(i); continue
-                tr.stop = "step_limit" if steps[i] >= limits.max_steps else "token_limit"
-            nxt = turns[i] + 1
-            if not tr.stop and nxt < min(len(task.turns), limits.max_turns):
-                turns[i], steps[i] = nxt, 0
-                tr.messages.append(user_msg(task.turns[nxt].user))
-                still.append(i); continue
-            tr.stop = tr.stop or ("answered" if nxt >= len(task.turns) else "turn_limit")
+            at = _advance(tr, tasks[i], acted, turns[i], steps[i] + 1, limits)
+            if at: turns[i], steps[i] = at; still.append(i); continue
             tr.world, tr.final_hash, tr.seconds = worlds[i], worlds[i].hash(), time.perf_counter() - t0
             bar.update(1)
         active = still
     bar.close()
     return trajs
 
+# %% ../nbs/08_rollout.ipynb #015db210
 def rollout(task: Task, policy, limits: Limits = Limits(), world: Callable[[Task], Any] = World.for_task) -> Trajectory:
     "Play one task (on `world(task)`)."
     return rollout_batch([task], policy, limits, world=world)[0]
