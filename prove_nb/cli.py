@@ -6,6 +6,7 @@
 from __future__ import annotations
 import argparse, json, math, os, re, sys, time
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 
 from .server import load_server, server_names
@@ -14,12 +15,12 @@ from .task import held_output, load_tasks, remove, staged_dir
 
 # %% auto #0
 __all__ = ['positive', 'natural', 'group_size', 'depth', 'tokens', 'port', 'rate', 'learning_rate', 'non_negative', 'seconds',
-           'GRPO_ONLY', 'EVAL_SUITES', 'UsageError', 'Parser', 'one_line', 'checked', 'tasks_arg', 'existing_file',
-           'existing_dir', 'server_list', 'reward_sum', 'resolve_model', 'model_arg', 'check_out', 'servers_info',
-           'cmd_servers', 'add_serve_args', 'cmd_serve', 'cmd_demo', 'cmd_synth', 'cmd_replay', 'cmd_score',
-           'train_tasks', 'check_train', 'fit', 'cmd_train', 'eval_heldout', 'eval_bfcl', 'eval_nestful', 'eval_teval',
-           'cmd_eval', 'cmd_orchestrate', 'cmd_ebench', 'subcommand', 'add_out', 'add_data_commands',
-           'add_train_command', 'add_eval_commands', 'build_parser', 'main']
+           'GRPO_ONLY', 'EVAL_SUITES', 'UsageError', 'Parser', 'one_line', 'subcommand', 'add_out', 'checked',
+           'tasks_arg', 'existing_file', 'existing_dir', 'server_list', 'reward_sum', 'resolve_model', 'model_arg',
+           'check_out', 'servers_info', 'cmd_servers', 'add_serve_args', 'cmd_serve', 'cmd_demo', 'cmd_synth',
+           'cmd_replay', 'cmd_score', 'add_data_commands', 'train_tasks', 'grpo_settings', 'check_train', 'fit',
+           'cmd_train', 'add_train_command', 'eval_heldout', 'eval_bfcl', 'eval_nestful', 'eval_teval', 'cmd_eval',
+           'cmd_orchestrate', 'cmd_ebench', 'add_eval_commands', 'build_parser', 'main']
 
 # %% ../nbs/99_cli.ipynb #603d4f86
 class UsageError(Exception):
@@ -30,9 +31,23 @@ class Parser(argparse.ArgumentParser):
     "An argument parser whose refusals are `UsageError`s, where argparse would print its usage and exit."
     def error(self, message: str): raise UsageError(message, self.prog)
 
+# %% ../nbs/99_cli.ipynb #c1a0e002
 def one_line(e: Exception) -> str:
     "An exception's message on one line (a `KeyError`'s without its quotes)."
     return " ".join(str(e.args[0] if isinstance(e, KeyError) and e.args else e).split())
+
+# %% ../nbs/99_cli.ipynb #c1a0e005
+def subcommand(sub, name: str, fn, help: str, mistakes: tuple = ()) -> argparse.ArgumentParser:
+    "A `prove` subcommand running `fn(args)`; `mistakes`: the library's exceptions that mean bad input (one line, exit code 2)."
+    s = sub.add_parser(name, help=help)
+    s.add_argument("--debug", action="store_true", help="show the traceback of a refusal (or set PROVE_DEBUG=1)")
+    s.set_defaults(fn=fn, mistakes=mistakes)
+    return s
+
+def add_out(s: argparse.ArgumentParser):
+    "`--out`, the folder a subcommand writes, and `--overwrite`, leave to replace the dataset, report or checkpoint it holds."
+    s.add_argument("--out", required=True, help="the folder to write (refused if it holds a dataset, a report or a checkpoint)")
+    s.add_argument("--overwrite", action="store_true", help="replace the dataset, report or checkpoint --out already holds")
 
 # %% ../nbs/99_cli.ipynb #60419d05
 def checked(kind, ok, expected: str):
@@ -44,6 +59,7 @@ def checked(kind, ok, expected: str):
         return v
     return parse
 
+# %% ../nbs/99_cli.ipynb #c1a0e008
 positive = checked(int, lambda v: v > 0, "a positive whole number")
 natural = checked(int, lambda v: v >= 0, "a whole number >= 0")
 group_size = checked(int, lambda v: v >= 2, "a group of at least 2 rollouts")
@@ -67,6 +83,7 @@ def tasks_arg(text: str) -> list:
         raise argparse.ArgumentTypeError(f"{text}: task {bad[0]!r} names an unknown server {bad[1]!r}; known: {', '.join(known)}")
     return tasks
 
+# %% ../nbs/99_cli.ipynb #c1a0e009
 def existing_file(text: str) -> str:
     "An argparse type: the path of a file that exists."
     if not Path(text).is_file(): raise argparse.ArgumentTypeError(f"no such file: {text}")
@@ -77,6 +94,7 @@ def existing_dir(text: str) -> str:
     if not Path(text).is_dir(): raise argparse.ArgumentTypeError(f"no such folder: {text}")
     return text
 
+# %% ../nbs/99_cli.ipynb #c1a0e00c
 def server_list(text: str) -> list | None:
     "An argparse type: comma-separated server names, each known; none (empty text) means all."
     names = [s.strip() for s in text.split(",") if s.strip()]
@@ -175,6 +193,7 @@ def cmd_synth(args):
     stats = write_dataset(tasks, args.out, args.seed, time.perf_counter() - t, {k: v for k, v in report.items() if k != "servers"}, args.overwrite)
     print(json.dumps(stats))
 
+# %% ../nbs/99_cli.ipynb #c1a0e014
 def cmd_replay(args):
     from prove_nb.synth.dataset import replay_tasks
     res = replay_tasks(args.tasks)
@@ -189,109 +208,7 @@ def cmd_score(args):
         else: print(row["id"], row.get("reward", ""), row.get("error") or "; ".join(row.get("reasons", []))[:120])
     print(json.dumps(summarize_scores(rows)))
 
-# %% ../nbs/99_cli.ipynb #3e7e4ca2
-def train_tasks(data, split: str = "train") -> list:
-    "The tasks of one split of a dataset folder, a tasks file or a list of tasks (all of them when none is in `split`)."
-    tasks = load_tasks(data)
-    return [t for t in tasks if t.split in (None, split)] or tasks
-
-GRPO_ONLY = {"--resume": "resume", "--lora-rank": "lora_rank", "--save-every": "save_every", "--resample": "resample", "--guide": "guide"}
-
-def check_train(args):
-    "Refuse, before any work, `prove train` flags that cannot go together."
-    if args.stage == "sft" and (given := [f for f, k in GRPO_ONLY.items() if getattr(args, k)]):
-        raise UsageError(f"{', '.join(given)} {'is a GRPO flag' if len(given) == 1 else 'are GRPO flags'}; expected --stage grpo")
-    if args.stage == "grpo" and args.batch_size and args.batch_size % args.group:
-        raise UsageError(f"--batch-size {args.batch_size} is not a multiple of --group {args.group}: a step trains on whole groups")
-    if args.resume and not any(Path(args.out).glob("checkpoint-*")):
-        raise UsageError(f"--resume: {args.out} holds no step checkpoint (checkpoint-N) to resume from; --save-every N keeps one")
-
-# %% ../nbs/99_cli.ipynb #fcff0205
-def fit(args, tasks: list, out: Path) -> Path:
-    "Train `args.model` on `tasks` by the trainer of `args.stage`, writing into `out`; returns its checkpoint folder."
-    if args.stage == "sft":
-        from prove_nb.sft import train_sft
-        return train_sft(tasks, out, args.model, steps=args.steps, lr=args.lr or 5e-5, batch_size=args.batch_size or 4, max_length=args.max_length)
-    from prove_nb.grpo import GRPOSettings, train_grpo
-    from prove_nb.rollout import Limits
-    st = GRPOSettings(model=args.model, steps=args.steps, reward=args.reward, group=args.group, tasks_per_step=(args.batch_size or args.group) // args.group,
-                      lr=args.lr or GRPOSettings.lr, warmup_steps=args.warmup_steps, scale_rewards=args.scale_rewards,
-                      limits=Limits(max_steps=args.max_steps, max_turns=args.max_turns), max_new_tokens=args.max_new_tokens, max_completion=args.max_length,
-                      lora_rank=args.lora_rank, resample=args.resample, resume=args.resume, save_every=args.save_every, unfinished=args.unfinished, guide=args.guide)
-    return train_grpo(tasks, out, st)
-
-def cmd_train(args):
-    check_train(args)
-    tasks, out = train_tasks(args.data), Path(args.out)
-    in_place = args.resume or args.save_every > 0  # step checkpoints stay in --out, for --resume
-    if in_place and args.overwrite and not args.resume:
-        for p in out.glob("checkpoint*"): remove(p)
-    with nullcontext(out) if in_place else staged_dir(out, args.overwrite) as where:
-        ck = fit(args, tasks, where)
-    print(f"checkpoint: {out / Path(ck).name}")
-
-# %% ../nbs/99_cli.ipynb #eec4091d
-def eval_heldout(args) -> dict:
-    "Held-out tasks: success, pass^k and costs of `--model` on the `--split` tasks of `--tasks`."
-    from prove_nb.evaluate import evaluate, policy_from_name
-    if args.tasks is None: raise UsageError("heldout needs --tasks (a tasks.jsonl file or dataset folder)")
-    if args.split and not any(t.split == args.split for t in args.tasks):
-        raise UsageError(f"--tasks has no tasks in --split {args.split!r}; its splits: {', '.join(sorted({str(t.split) for t in args.tasks}))}")
-    policy = policy_from_name(args.model, temperature=args.temperature)
-    with staged_dir(args.out, args.overwrite) as out:
-        rep = evaluate(args.tasks, policy, k=args.k, out_dir=out, split=args.split or None, progress=True)
-    return {k: rep[k] for k in ("success", "pass_k", "calls_per_task", "tokens_per_task", "seconds_per_task")}
-
-def eval_bfcl(args) -> dict:
-    "BFCL v4 multi-turn: the accuracy of `--model` on `--category`, through BFCL's own pipeline."
-    from prove_nb.bfcl import run_bfcl
-    with staged_dir(args.out, args.overwrite) as out: rep = run_bfcl(args.model, args.category, args.limit, out)
-    return {"category": args.category, "accuracy": rep["accuracy"]}
-
-def eval_nestful(args) -> dict:
-    "NESTFUL v1 (from its installed wheel): `--model`'s nested call sequences on `--set`, scored by NESTFUL's metrics."
-    from prove_nb.nestful import run_nestful
-    with staged_dir(args.out, args.overwrite) as out: rep = run_nestful(args.model, args.set, args.limit, out)
-    return {k: rep[k] for k in ("split", "accuracy", "f1_function", "f1_param", "partial_sequence_accuracy", "win_rate")}
-
-def eval_teval(args) -> dict:
-    "T-Eval's six dimensions on the data folder `--data` (T-Eval's published JSON files)."
-    from prove_nb.teval import run_teval
-    if args.data is None: raise UsageError("teval needs --data DIR (the folder of T-Eval's JSON files: instruct_v2.json, ...)")
-    with staged_dir(args.out, args.overwrite) as out: rep = run_teval(args.data, args.model, out, suffix=args.suffix, limit=args.limit)
-    return {"accuracy": rep["accuracy"], **rep["dimensions"]}
-
-EVAL_SUITES = {"heldout": eval_heldout, "bfcl": eval_bfcl, "nestful": eval_nestful, "teval": eval_teval}
-
-def cmd_eval(args): print(json.dumps(EVAL_SUITES[args.suite](args)))
-
-# %% ../nbs/99_cli.ipynb #82ff2b01
-def cmd_orchestrate(args):
-    from prove_nb.orchestration import run_orchestration
-    with staged_dir(args.out, args.overwrite) as out:
-        rep = run_orchestration(args.policy, args.model, args.tasks, out, samples=args.samples)
-    print(json.dumps({k: v for k, v in rep.items() if not isinstance(v, (list, dict)) or k == "decisions"}))
-
-def cmd_ebench(args):
-    from prove_nb.ebench import build_ebench, run_ebench
-    if args.action == "run" and args.tasks is None: raise UsageError("run needs --tasks (the folder `prove ebench build` wrote)")
-    with staged_dir(args.out, args.overwrite) as out:
-        res = build_ebench(args.n, args.seed, out) if args.action == "build" else run_ebench(args.model, args.tasks, args.k, out)
-    print(f"{len(res)} tasks -> {args.out}" if args.action == "build" else json.dumps(res["pass_k"]))
-
-# %% ../nbs/99_cli.ipynb #0187513e
-def subcommand(sub, name: str, fn, help: str, mistakes: tuple = ()) -> argparse.ArgumentParser:
-    "A `prove` subcommand running `fn(args)`; `mistakes`: the library's exceptions that mean bad input (one line, exit code 2)."
-    s = sub.add_parser(name, help=help)
-    s.add_argument("--debug", action="store_true", help="show the traceback of a refusal (or set PROVE_DEBUG=1)")
-    s.set_defaults(fn=fn, mistakes=mistakes)
-    return s
-
-def add_out(s: argparse.ArgumentParser):
-    "`--out`, the folder a subcommand writes, and `--overwrite`, leave to replace the dataset, report or checkpoint it holds."
-    s.add_argument("--out", required=True, help="the folder to write (refused if it holds a dataset, a report or a checkpoint)")
-    s.add_argument("--overwrite", action="store_true", help="replace the dataset, report or checkpoint --out already holds")
-
+# %% ../nbs/99_cli.ipynb #c1a0e016
 def add_data_commands(sub):
     "`prove servers`, `serve`, `demo`, `synth`, `replay` and `score`."
     s = subcommand(sub, "servers", cmd_servers, "list the servers and their tools")
@@ -312,28 +229,145 @@ def add_data_commands(sub):
     s.add_argument("--reward", default="prove", choices=["prove", "graduated", "tier", "toolrl", "recall", "outcome"])
     s.add_argument("--json", action="store_true")
 
-# %% ../nbs/99_cli.ipynb #484fa3c2
+# %% ../nbs/99_cli.ipynb #3e7e4ca2
+def train_tasks(data, split: str = "train") -> list:
+    "The tasks of one split of a dataset folder, a tasks file or a list of tasks (all of them when none is in `split`)."
+    tasks = load_tasks(data)
+    return [t for t in tasks if t.split in (None, split)] or tasks
+
+# %% ../nbs/99_cli.ipynb #c1a0e01a
+def _train_args(s: argparse.ArgumentParser):
+    "The options of `prove train`; a GRPO setting not given is None, for `grpo_settings` to fill in."
+    s.add_argument("--stage", choices=["sft", "grpo"], required=True); s.add_argument("--model", type=model_arg("smollm2-135m"), default="smollm2-135m")
+    s.add_argument("--data", type=tasks_arg, required=True); add_out(s)
+    s.add_argument("--recipe", action="store_true", help="GRPO: default to the CPU recipe's settings (RECIPE.grpo), not those below; the flags given override them")
+    s.add_argument("--steps", type=positive, help="optimizer steps (default: 20)")
+    s.add_argument("--reward", type=reward_sum, help="GRPO: a reward, or a sum such as prove+outcome (default: prove)")
+    s.add_argument("--group", type=group_size, help="GRPO: rollouts per task, compared with each other (default: 4)")
+    s.add_argument("--resume", action="store_true", default=None, help="GRPO: continue from the last --save-every checkpoint in --out")
+    s.add_argument("--lr", type=learning_rate, help="learning rate (default: 5e-5 for SFT, 1e-6 for GRPO)")
+    s.add_argument("--batch-size", type=positive, help="conversations (SFT, default 4) or completions (GRPO, a multiple of --group; default one group) per step")
+    s.add_argument("--max-length", type=tokens, help="tokens per SFT conversation or GRPO completion (longer conversations are left out; default: 4096)")
+    s.add_argument("--scale-rewards", choices=["none", "batch", "group"], help="GRPO: advantages are reward minus group mean, divided by no std (none, the default), the batch's or the group's")
+    s.add_argument("--warmup-steps", type=natural, help="GRPO: steps of linear learning-rate warmup, then constant (default: 0)")
+    s.add_argument("--max-steps", type=positive, help="GRPO rollouts: assistant steps per user turn (default: 4)")
+    s.add_argument("--max-turns", type=positive, help="GRPO rollouts: user turns per episode (default: 3)")
+    s.add_argument("--max-new-tokens", type=tokens, help="GRPO rollouts: tokens per assistant step (default: 128)")
+    s.add_argument("--lora-rank", type=positive, help="GRPO: train LoRA adapters of this rank (merged into the checkpoint), not all weights")
+    s.add_argument("--save-every", type=natural, help="GRPO: keep a resumable checkpoint (weights and optimizer) every N steps; 0, the default, keeps only the final model")
+    s.add_argument("--resample", type=natural, help="GRPO: rounds of replacing groups whose rollouts all score the same (default: 0)")
+    s.add_argument("--unfinished", type=rate, help="GRPO: the share of its reward an episode keeps when cut off at a step or token limit before replying (default: 1)")
+    s.add_argument("--guide", action="store_true", default=None, help="GRPO: a group whose rollouts all score alike gets the gold episode in its last place (off-policy guidance)")
+
+# %% ../nbs/99_cli.ipynb #c1a0e01d
+def _grpo_defaults(recipe: bool):
+    "The settings a GRPO run starts from: the recipe's (`RECIPE.grpo`), or those `prove train --help` gives."
+    from prove_nb.grpo import GRPOSettings
+    from prove_nb.rollout import Limits
+    if recipe:
+        from prove_nb.recipe import RECIPE
+        return RECIPE.grpo
+    return GRPOSettings(steps=20, reward="prove", group=4, tasks_per_step=1, lr=GRPOSettings.lr, warmup_steps=0, scale_rewards="none",
+                        limits=Limits(max_steps=4, max_turns=3), max_new_tokens=128, max_completion=4096, lora_rank=None, resample=0,
+                        unfinished=1.0, guide=False, save_every=0, resume=False)
+
+def grpo_settings(args):
+    "The `GRPOSettings` of `prove train --stage grpo`: the flags given, over `RECIPE.grpo` (`--recipe`) or the command's defaults."
+    base = _grpo_defaults(args.recipe)
+    names = ("steps", "reward", "group", "lr", "warmup_steps", "scale_rewards", "max_new_tokens", "lora_rank", "resample", "unfinished", "guide", "save_every", "resume")
+    given = {k: v for k in names if (v := getattr(args, k)) is not None} | ({"max_completion": args.max_length} if args.max_length is not None else {})
+    limits = replace(base.limits, **{k: v for k in ("max_steps", "max_turns") if (v := getattr(args, k)) is not None})
+    per_step = args.batch_size // given.get("group", base.group) if args.batch_size else base.tasks_per_step
+    return replace(base, **given, model=args.model, limits=limits, tasks_per_step=per_step)
+
+# %% ../nbs/99_cli.ipynb #c1a0e020
+GRPO_ONLY = {"--resume": "resume", "--lora-rank": "lora_rank", "--save-every": "save_every", "--resample": "resample", "--guide": "guide", "--recipe": "recipe"}
+
+def check_train(args):
+    "Refuse, before any work, `prove train` flags that cannot go together."
+    if args.stage == "sft" and (given := [f for f, k in GRPO_ONLY.items() if getattr(args, k)]):
+        raise UsageError(f"{', '.join(given)} {'is a GRPO flag' if len(given) == 1 else 'are GRPO flags'}; expected --stage grpo")
+    if args.stage == "grpo" and args.batch_size and args.batch_size % (group := grpo_settings(args).group):
+        raise UsageError(f"--batch-size {args.batch_size} is not a multiple of --group {group}: a step trains on whole groups")
+    if args.resume and not any(Path(args.out).glob("checkpoint-*")):
+        raise UsageError(f"--resume: {args.out} holds no step checkpoint (checkpoint-N) to resume from; --save-every N keeps one")
+
+# %% ../nbs/99_cli.ipynb #c1a0e022
+def fit(args, tasks: list, out: Path) -> Path:
+    "Train `args.model` on `tasks` by the trainer of `args.stage`, writing into `out`; returns its checkpoint folder."
+    if args.stage == "sft":
+        from prove_nb.sft import train_sft
+        return train_sft(tasks, out, args.model, steps=args.steps or 20, lr=args.lr or 5e-5, batch_size=args.batch_size or 4, max_length=args.max_length or 4096)
+    from prove_nb.grpo import train_grpo
+    return train_grpo(tasks, out, grpo_settings(args))
+
+# %% ../nbs/99_cli.ipynb #c1a0e024
+def cmd_train(args):
+    check_train(args)
+    tasks, out = train_tasks(args.data), Path(args.out)
+    in_place = bool(args.resume or args.save_every)  # step checkpoints stay in --out, for --resume
+    if in_place and args.overwrite and not args.resume:
+        for p in out.glob("checkpoint*"): remove(p)
+    with nullcontext(out) if in_place else staged_dir(out, args.overwrite) as where:
+        ck = fit(args, tasks, where)
+    print(f"checkpoint: {out / Path(ck).name}")
+
 def add_train_command(sub):
     "`prove train`."
-    s = subcommand(sub, "train", cmd_train, "SFT or GRPO a model on a synthesized dataset", (ValueError,))
-    s.add_argument("--stage", choices=["sft", "grpo"], required=True); s.add_argument("--model", type=model_arg("smollm2-135m"), default="smollm2-135m")
-    s.add_argument("--data", type=tasks_arg, required=True); add_out(s); s.add_argument("--steps", type=positive, default=20)
-    s.add_argument("--reward", type=reward_sum, default="prove", help="a reward, or a sum such as prove+outcome")
-    s.add_argument("--group", type=group_size, default=4, help="GRPO: rollouts per task, compared with each other")
-    s.add_argument("--resume", action="store_true", help="GRPO: continue from the last --save-every checkpoint in --out")
-    s.add_argument("--lr", type=learning_rate, help="learning rate (default: 5e-5 for SFT, 1e-6 for GRPO)")
-    s.add_argument("--batch-size", type=positive, help="conversations (SFT) or completions (GRPO, a multiple of --group) per step")
-    s.add_argument("--max-length", type=tokens, default=4096, help="tokens per SFT conversation or GRPO completion (longer conversations are left out)")
-    s.add_argument("--scale-rewards", default="none", choices=["none", "batch", "group"], help="GRPO: advantages are reward minus group mean, divided by no std (none), the batch's or the group's")
-    s.add_argument("--warmup-steps", type=natural, default=0, help="GRPO: steps of linear learning-rate warmup, then constant")
-    s.add_argument("--max-steps", type=positive, default=4, help="GRPO rollouts: assistant steps per user turn")
-    s.add_argument("--max-turns", type=positive, default=3, help="GRPO rollouts: user turns per episode")
-    s.add_argument("--max-new-tokens", type=tokens, default=128, help="GRPO rollouts: tokens per assistant step")
-    s.add_argument("--lora-rank", type=positive, help="GRPO: train LoRA adapters of this rank (merged into the checkpoint), not all weights")
-    s.add_argument("--save-every", type=natural, default=0, help="GRPO: keep a resumable checkpoint (weights and optimizer) every N steps; 0 keeps only the final model")
-    s.add_argument("--resample", type=natural, default=0, help="GRPO: rounds of replacing groups whose rollouts all score the same")
-    s.add_argument("--unfinished", type=rate, default=1.0, help="GRPO: the share of its reward an episode keeps when cut off at a step or token limit before replying")
-    s.add_argument("--guide", action="store_true", help="GRPO: a group whose rollouts all score alike gets the gold episode in its last place (off-policy guidance)")
+    _train_args(subcommand(sub, "train", cmd_train, "SFT or GRPO a model on a synthesized dataset", (ValueError,)))
+
+# %% ../nbs/99_cli.ipynb #eec4091d
+def eval_heldout(args) -> dict:
+    "Held-out tasks: success, pass^k and costs of `--model` on the `--split` tasks of `--tasks`."
+    from prove_nb.evaluate import evaluate, policy_from_name
+    if args.tasks is None: raise UsageError("heldout needs --tasks (a tasks.jsonl file or dataset folder)")
+    if args.split and not any(t.split == args.split for t in args.tasks):
+        raise UsageError(f"--tasks has no tasks in --split {args.split!r}; its splits: {', '.join(sorted({str(t.split) for t in args.tasks}))}")
+    policy = policy_from_name(args.model, temperature=args.temperature)
+    with staged_dir(args.out, args.overwrite) as out:
+        rep = evaluate(args.tasks, policy, k=args.k, out_dir=out, split=args.split or None, progress=True)
+    return {k: rep[k] for k in ("success", "pass_k", "calls_per_task", "tokens_per_task", "seconds_per_task")}
+
+# %% ../nbs/99_cli.ipynb #c1a0e027
+def eval_bfcl(args) -> dict:
+    "BFCL v4 multi-turn: the accuracy of `--model` on `--category`, through BFCL's own pipeline."
+    from prove_nb.bfcl import run_bfcl
+    with staged_dir(args.out, args.overwrite) as out: rep = run_bfcl(args.model, args.category, args.limit, out)
+    return {"category": args.category, "accuracy": rep["accuracy"]}
+
+def eval_nestful(args) -> dict:
+    "NESTFUL v1 (from its installed wheel): `--model`'s nested call sequences on `--set`, scored by NESTFUL's metrics."
+    from prove_nb.nestful import run_nestful
+    with staged_dir(args.out, args.overwrite) as out: rep = run_nestful(args.model, args.set, args.limit, out)
+    return {k: rep[k] for k in ("split", "accuracy", "f1_function", "f1_param", "partial_sequence_accuracy", "win_rate")}
+
+# %% ../nbs/99_cli.ipynb #c1a0e029
+def eval_teval(args) -> dict:
+    "T-Eval's six dimensions on the data folder `--data` (T-Eval's published JSON files)."
+    from prove_nb.teval import run_teval
+    if args.data is None: raise UsageError("teval needs --data DIR (the folder of T-Eval's JSON files: instruct_v2.json, ...)")
+    with staged_dir(args.out, args.overwrite) as out: rep = run_teval(args.data, args.model, out, suffix=args.suffix, limit=args.limit)
+    return {"accuracy": rep["accuracy"], **rep["dimensions"]}
+
+# %% ../nbs/99_cli.ipynb #c1a0e02b
+EVAL_SUITES = {"heldout": eval_heldout, "bfcl": eval_bfcl, "nestful": eval_nestful, "teval": eval_teval}
+
+def cmd_eval(args): print(json.dumps(EVAL_SUITES[args.suite](args)))
+
+# %% ../nbs/99_cli.ipynb #82ff2b01
+def cmd_orchestrate(args):
+    from prove_nb.orchestration import run_orchestration
+    with staged_dir(args.out, args.overwrite) as out:
+        rep = run_orchestration(args.policy, args.model, args.tasks, out, samples=args.samples)
+    print(json.dumps({k: v for k, v in rep.items() if not isinstance(v, (list, dict)) or k == "decisions"}))
+
+# %% ../nbs/99_cli.ipynb #c1a0e02e
+def cmd_ebench(args):
+    from prove_nb.ebench import build_ebench, run_ebench
+    if args.action == "run" and args.tasks is None: raise UsageError("run needs --tasks (the folder `prove ebench build` wrote)")
+    with staged_dir(args.out, args.overwrite) as out:
+        res = build_ebench(args.n, args.seed, out) if args.action == "build" else run_ebench(args.model, args.tasks, args.k, out)
+    print(f"{len(res)} tasks -> {args.out}" if args.action == "build" else json.dumps(res["pass_k"]))
 
 # %% ../nbs/99_cli.ipynb #4a30fee8
 def add_eval_commands(sub):

@@ -27,8 +27,6 @@ DEMO_SIZES = {"small": DemoSizes(), "tiny": DemoSizes(replace(RECIPE, pool=200, 
     RECIPE.grpo, steps=1, group=2, tasks_per_step=1, resample=0, max_new_tokens=24)), audit_tasks=20)}
 
 # %% ../nbs/16_demo.ipynb #5a373c32
-VIEWS = ("sft", "grpo", "seen_combinations", "unseen_combinations")
-
 def demo_mcp_session(server: str = "banking") -> dict:
     "Launch `prove serve server` over stdio, run a short scripted session over MCP, return what changed."
     import anyio
@@ -55,12 +53,15 @@ def demo_mcp_session(server: str = "banking") -> dict:
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(1) as ex: return ex.submit(anyio.run, go).result()  # own thread: works inside a notebook's event loop too
 
+# %% ../nbs/16_demo.ipynb #d16e0002
 def stage_servers(out: Path, sc: DemoSizes) -> dict:
     "Start a server process and run a scripted session against it over MCP."
     diff = demo_mcp_session("banking")
     return {"mcp_session_changed_tables": sorted(diff)}
 
 # %% ../nbs/16_demo.ipynb #32622050
+VIEWS = ("sft", "grpo", "seen_combinations", "unseen_combinations")
+
 def stage_synth(out: Path, sc: DemoSizes) -> dict:
     "Synthesize the recipe's tasks, write them as a dataset with its views, and replay their gold calls."
     from prove_nb.synth.dataset import write_dataset, replay_tasks
@@ -72,6 +73,7 @@ def stage_synth(out: Path, sc: DemoSizes) -> dict:
     return {**{k: stats[k] for k in ("n", "executable_rate", "grounded_rate", "seconds")}, "views": {v: len(views[v]) for v in VIEWS},
             "replay": replay_tasks(tasks[:100])}
 
+# %% ../nbs/16_demo.ipynb #d16e0005
 def load_view(out: Path, view: str) -> list:
     "The tasks of one view of the demo's dataset."
     from prove_nb.task import load_tasks
@@ -120,9 +122,6 @@ def stage_bfcl(out: Path, sc: DemoSizes) -> dict:
             "sft+grpo": run_bfcl(HFPolicy(m, tok, sc.recipe.grpo.max_new_tokens, name="sft+grpo"), "multi_turn_base", sc.bfcl_tasks, out / "bfcl" / "sft_grpo")}
     return {name: {"accuracy": r["accuracy"], "correct": r["correct"], "total": r["total"]} for name, r in runs.items()}
 
-STAGES = {"servers": stage_servers, "synthesis": stage_synth, "reward audit": stage_audit, "sft": stage_sft,
-          "grpo": stage_grpo, "held-out eval": stage_eval, "bfcl": stage_bfcl}
-
 # %% ../nbs/16_demo.ipynb #99d6440f
 def demo_report(summary: dict, out: Path) -> str:
     "The demo's markdown report."
@@ -142,6 +141,10 @@ def demo_report(summary: dict, out: Path) -> str:
         if s in summary["stages"]: lines += ["", f"## {s}", "", "```", json.dumps(summary["stages"][s]["result"], indent=1), "```"]
     if (out / "grpo" / "curve.png").exists(): lines += ["", "## GRPO reward by step", "", "![GRPO reward and calls by step, with a moving average](grpo/curve.png)"]
     return "\n".join(lines) + "\n"
+
+# %% ../nbs/16_demo.ipynb #d16e000b
+STAGES = {"servers": stage_servers, "synthesis": stage_synth, "reward audit": stage_audit, "sft": stage_sft,
+          "grpo": stage_grpo, "held-out eval": stage_eval, "bfcl": stage_bfcl}
 
 def run_demo(out_dir: str = "runs/demo", scale: str = "small", stages=None) -> dict:
     "Run the pipeline's stages in order, writing `summary.json` and `report.md` to `out_dir`."

@@ -75,6 +75,9 @@ MISTAKES = [  # (argv, what the one line must say); D is the folder of `runs`
     (["train", "--stage", "grpo", "--warmup-steps", "-1", "--data", f"{D}/data", "--out", f"{D}/t"], "argument --warmup-steps: expected"),
     (["train", "--stage", "grpo", "--reward", "prove+outcom", "--data", f"{D}/data", "--out", f"{D}/t"], "argument --reward: unknown reward 'outcom'"),
     (["train", "--stage", "grpo", "--resume", "--data", f"{D}/data", "--out", f"{D}/t"], "--resume: {d}/t holds no step checkpoint"),
+    (["train", "--stage", "sft", "--recipe", "--data", f"{D}/data", "--out", f"{D}/t"], "--recipe is a GRPO flag; expected --stage grpo"),
+    (["train", "--stage", "grpo", "--recipe", "--batch-size", "6", "--data", f"{D}/data", "--out", f"{D}/t"], "--batch-size 6 is not a multiple of --group 4"),
+    (["train", "--stage", "grpo", "--recipe=yes", "--data", f"{D}/data", "--out", f"{D}/t"], "argument --recipe: ignored explicit argument 'yes'"),
     (["train", "--stage", "sft", "--model", "smollm2-13m", "--data", f"{D}/data", "--out", f"{D}/t"], "argument --model: no such model folder: smollm2-13m"),
     (["train", "--stage", "sft", "--model", f"{D}/sfft", "--data", f"{D}/data", "--out", f"{D}/t"], "argument --model: no such model folder: {d}/sfft"),
     (["train", "--stage", "sft", "--model", f"{D}/eval", "--data", f"{D}/data", "--out", f"{D}/t"], "argument --model: {d}/eval holds no model"),
@@ -193,3 +196,39 @@ def test_a_new_eval_suite_is_one_entry(capsys, monkeypatch, tmp_path):
     monkeypatch.setitem(cli.EVAL_SUITES, "mine", lambda args: {"suite": args.suite, "out": args.out})
     main(["eval", "mine", "--out", str(tmp_path / "m")])
     assert json.loads(capsys.readouterr().out) == {"suite": "mine", "out": str(tmp_path / "m")}
+
+def trained_with(runs, monkeypatch, stage: str, *flags):
+    "What `prove train --stage STAGE FLAGS` hands its trainer (a stand-in that records it: nothing trains)."
+    import prove_nb.grpo as grpo, prove_nb.sft as sft
+    got = []
+    monkeypatch.setattr(grpo, "train_grpo", lambda tasks, out, st: got.append(st) or Path(out))
+    monkeypatch.setattr(sft, "train_sft", lambda tasks, out, model, **kw: got.append(kw) or Path(out))
+    main(["train", "--stage", stage, "--data", str(runs / "data"), "--out", str(runs / "t"), "--overwrite", *map(str, flags)])
+    return got[-1]
+
+def test_train_defaults_without_recipe(capsys, runs, monkeypatch):
+    "Without --recipe the settings are the command's own defaults, for SFT and GRPO alike."
+    from prove_nb.rollout import Limits
+    assert trained_with(runs, monkeypatch, "sft") == {"steps": 20, "lr": 5e-5, "batch_size": 4, "max_length": 4096}
+    st = trained_with(runs, monkeypatch, "grpo")
+    assert {k: getattr(st, k) for k in ("model", "steps", "reward", "group", "tasks_per_step", "lr", "warmup_steps", "scale_rewards", "limits",
+                                        "max_new_tokens", "max_completion", "lora_rank", "resample", "unfinished", "guide", "save_every", "resume")} == \
+           {"model": "smollm2-135m", "steps": 20, "reward": "prove", "group": 4, "tasks_per_step": 1, "lr": 1e-6, "warmup_steps": 0,
+            "scale_rewards": "none", "limits": Limits(max_steps=4, max_turns=3), "max_new_tokens": 128, "max_completion": 4096,
+            "lora_rank": None, "resample": 0, "unfinished": 1.0, "guide": False, "save_every": 0, "resume": False}
+
+def test_train_recipe_starts_from_the_recipes_grpo_settings(capsys, runs, monkeypatch):
+    "--recipe: every GRPO setting not given is RECIPE.grpo's; a flag given wins, even one equal to the command's own default."
+    from dataclasses import replace
+    from prove_nb.recipe import RECIPE
+    r = RECIPE.grpo
+    assert trained_with(runs, monkeypatch, "grpo", "--recipe") == r
+    assert trained_with(runs, monkeypatch, "grpo", "--recipe", "--model", runs / "sft") == replace(r, model=str(runs / "sft" / "checkpoint"))
+    got = trained_with(runs, monkeypatch, "grpo", "--recipe", "--steps", 20, "--unfinished", 1, "--lr", 1e-6, "--max-turns", 2, "--max-length", 4096,
+                       "--reward", "prove", "--guide", "--lora-rank", 8)
+    assert got == replace(r, steps=20, unfinished=1.0, lr=1e-6, reward="prove", max_completion=4096, guide=True, lora_rank=8,
+                          limits=replace(r.limits, max_turns=2))  # max_steps and max_result_chars stay the recipe's
+    assert trained_with(runs, monkeypatch, "grpo", "--recipe", "--group", 2).tasks_per_step == r.tasks_per_step  # no --batch-size: the recipe's tasks a step
+    assert trained_with(runs, monkeypatch, "grpo", "--recipe", "--group", 2, "--batch-size", 6).tasks_per_step == 3
+    assert trained_with(runs, monkeypatch, "grpo", "--recipe", "--batch-size", 8).tasks_per_step == 8 // r.group
+    assert capsys.readouterr().out.count("checkpoint: ") == 6
