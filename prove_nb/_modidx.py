@@ -1170,6 +1170,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'prove_nb.toolgraph.ref_counts': ('toolgraph.html#ref_counts', 'prove_nb/toolgraph.py'),
                                     'prove_nb.toolgraph.ref_fields': ('toolgraph.html#ref_fields', 'prove_nb/toolgraph.py'),
                                     'prove_nb.toolgraph.sample_context': ('toolgraph.html#sample_context', 'prove_nb/toolgraph.py'),
+                                    'prove_nb.toolgraph.seed_values': ('toolgraph.html#seed_values', 'prove_nb/toolgraph.py'),
                                     'prove_nb.toolgraph.usable_servers': ('toolgraph.html#usable_servers', 'prove_nb/toolgraph.py')},
             'prove_nb.transport': { 'prove_nb.transport.CheckedLines': ('transport.html#checkedlines', 'prove_nb/transport.py'),
                                     'prove_nb.transport.CheckedLines.__aiter__': ( 'transport.html#checkedlines.__aiter__',

@@ -13,7 +13,7 @@ from .server import ToolSpec, load_server, server_names
 
 # %% auto #0
 __all__ = ['NAME_FIELDS', 'usable_servers', 'qualify', 'Edge', 'ToolGraph', 'chains', 'layers', 'draw', 'entity_rows',
-           'ref_fields', 'ref_counts', 'natural_ref', 'Context', 'sample_context']
+           'ref_fields', 'ref_counts', 'natural_ref', 'Context', 'seed_values', 'sample_context']
 
 # %% ../nbs/05_toolgraph.ipynb #ccd3de41
 def usable_servers(names=None) -> list[str]:
@@ -205,6 +205,16 @@ def _arg_options(spec: ToolSpec, server: str, rows: dict, values: dict, cap: int
         opts = [{**o, p: v} for o in opts for v in pool][:cap]
     return opts
 
+# %% ../nbs/05_toolgraph.ipynb #b8422a68
+def seed_values(srv, state) -> dict:
+    "The plain field values of every seed row, by field name, each table's own key left out."
+    values = defaultdict(set)
+    for t in srv.tables:
+        for row in state.rows(t.name):
+            for f, v in row.items():
+                if isinstance(v, (str, int, float)) and not isinstance(v, bool) and f != t.key: values[f].add(v)
+    return values
+
 # %% ../nbs/05_toolgraph.ipynb #eab39c9a
 def sample_context(server: str, seed: int = 0, size: str = "small", per_tool: int = 12, max_calls: int = 400) -> Context:
     "Discover the entities of `server`'s seed state by calling its read tools until nothing new appears."
@@ -230,10 +240,7 @@ def sample_context(server: str, seed: int = 0, size: str = "small", per_tool: in
                         rows[e][i] = row
                         for f, v in row.items():
                             if isinstance(v, (str, int, float)) and not isinstance(v, bool): values[f].add(v)
-    for t in srv.tables:  # plain values a user may simply know (a promo code from a flyer) also come from the seed rows
-        for row in sess.state.rows(t.name):
-            for f, v in row.items():
-                if isinstance(v, (str, int, float)) and not isinstance(v, bool) and f != t.key: values[f].add(v)
+    for f, v in seed_values(srv, sess.state).items(): values[f] |= v
     ctx.rows = {e: dict(sorted(d.items())) for e, d in sorted(rows.items())}
     ctx.found_by = {e: sorted(v) for e, v in sorted(found.items())}
     ctx.values = {f: sorted(v, key=lambda x: (str(type(x)), x))[:200] for f, v in sorted(values.items())}
