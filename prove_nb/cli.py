@@ -261,15 +261,12 @@ def _train_args(s: argparse.ArgumentParser):
 
 # %% ../nbs/99_cli.ipynb #c1a0e01d
 def _grpo_defaults(recipe: bool):
-    "The settings a GRPO run starts from: the recipe's (`RECIPE.grpo`), or those `prove train --help` gives."
+    "The settings a GRPO run starts from: the recipe's (`RECIPE.grpo`), or those `prove train --help` gives (`GRPOSettings`' but three)."
     from prove_nb.grpo import GRPOSettings
-    from prove_nb.rollout import Limits
     if recipe:
         from prove_nb.recipe import RECIPE
         return RECIPE.grpo
-    return GRPOSettings(steps=20, reward="prove", group=4, tasks_per_step=1, lr=GRPOSettings.lr, warmup_steps=0, scale_rewards="none",
-                        limits=Limits(max_steps=4, max_turns=3), max_new_tokens=128, max_completion=4096, lora_rank=None, resample=0,
-                        unfinished=1.0, guide=False, save_every=0, resume=False)
+    return GRPOSettings(steps=20, tasks_per_step=1, max_completion=4096)
 
 def grpo_settings(args):
     "The `GRPOSettings` of `prove train --stage grpo`: the flags given, over `RECIPE.grpo` (`--recipe`) or the command's defaults."
