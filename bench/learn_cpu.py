@@ -4,15 +4,15 @@ SmolLM2-135M-Instruct, the `RECIPE` of `prove_nb.recipe` (short one-turn tasks o
 SFT checkpoint and evaluated on the same held-out tasks:
 
   sft              SFT on SFT_TASKS gold conversations (trained once, fingerprinted, reused by every arm)
-  grpo_seedS       GRPO (`RECIPE.grpo`: 4 tasks a step in groups of 4, PROVE + outcome, a cut-off episode earns 0) over the
+  grpo_seedS       GRPO (`RECIPE.grpo`: 4 tasks a step in groups of 4, the outcome reward with PROVE logged, a cut-off episode earns 0) over the
                    GRPO pool, each task drawn about once; groups whose rollouts all score alike are dropped and replaced by
                    fresh tasks (no pre-screening); GRPO_STEPS steps or GRPO_MINUTES of wall-clock, whichever comes first
   shuffled_seedS   the same GRPO with each group's advantages permuted among its rollouts: the noise floor
   rft              rejection-sampling fine-tuning: K samples of each of RFT_TASKS pool tasks at temperature 1, the successful
                    episode with the fewest calls per task kept, one SFT pass over them
   more_sft         SFT continued on fresh gold conversations for as long as the first GRPO arm trained
-  outcome_seedS    GRPO on the outcome alone (the reward comparison), PROVE logged
-  shuffled_outcome_seedS  outcome_seedS with each group's advantages permuted: the noise floor of the outcome reward
+  prove_seedS      the same GRPO rewarded by PROVE + outcome (the reward comparison that chose the outcome alone)
+  shuffled_prove_seedS    prove_seedS with each group's advantages permuted: the noise floor of PROVE + outcome
 
 Views (world seeds 0-5 train, 6-7 never trained on): `seen_combinations` (train-split tool combinations, unseen worlds)
 and `unseen_combinations` (tool combinations held out of training); greedy, every call live; `sampled` is pass@1 at
@@ -53,7 +53,7 @@ SIZES = {  # what the benchmark adds to its recipe: the other views and the RFT 
     "full": dict(unseen=100, sampled_tasks=50, samples=4, rft_tasks=150, rft_k=4),
 }
 VIEWS = ("seen_combinations", "unseen_combinations", "sampled")
-ARM = re.compile(r"^(sft|rft|more_sft|(grpo|shuffled|outcome|shuffled_outcome)_seed(\d+))$")
+ARM = re.compile(r"^(sft|rft|more_sft|(grpo|shuffled|prove|shuffled_prove)_seed(\d+))$")
 
 def make_views(r: Recipe, sizes: dict) -> dict:
     "The recipe's SFT and GRPO tasks and its held-out views, cut to this size (`fresh_sft`: GRPO tasks past its pool; `sampled`: the first seen-view tasks)."
@@ -123,8 +123,9 @@ def train_arm(arm: str, views: dict, r: Recipe, sizes: dict, sft: dict, out: Pat
     m, base = ARM.match(arm), {"sft": sft["fingerprint"]}
     if m.group(2):
         kind, seed = m.group(2), int(m.group(3))
+        prove = kind.endswith("prove")  # the comparison: PROVE in the trained reward, so not also logged beside it
         st = replace(r.grpo, model=sft["checkpoint"], seed=seed, shuffle_advantages=kind.startswith("shuffled"),
-                     reward="outcome" if kind.endswith("outcome") else r.grpo.reward, monitor=("prove",) if kind.endswith("outcome") else ())
+                     reward="prove+outcome" if prove else r.grpo.reward, monitor=() if prove else r.grpo.monitor)
         ck = train_grpo(views["grpo"], str(out / arm), st).resolve()
         rows = [json.loads(l) for l in (out / arm / "metrics.jsonl").read_text().splitlines() if l.strip()]
         steps = [r for r in rows if "reward" in r]
@@ -171,9 +172,9 @@ def results(out: Path, cfg: dict, views: dict, sft: dict, machine: dict, seconds
             res[v] |= {"sft+grpo": view_metrics({i: r | {"write": per["sft", v][i]["write"], "stop": None} for i, r in per["sft+grpo", v].items()}),
                        "seeds_in_mean": done, "paired": gains(per, "sft+grpo", v)}
             res[v]["solved_by_kind"] = solved_by_kind({"sft": per["sft", v], "sft+grpo": per["sft+grpo", v]}, views[v])
-        if len(outs := [a for a in sorted(arms) if a.startswith("outcome_seed") and (a, v) in per]) > 1:
-            per["outcome_mean", v] = seeds_mean([per[a, v] for a in outs])
-            res[v]["outcome_mean"] = {"seeds_in_mean": outs, "paired": gains(per, "outcome_mean", v)}
+        if len(proves := [a for a in sorted(arms) if a.startswith("prove_seed") and (a, v) in per]) > 1:
+            per["prove_mean", v] = seeds_mean([per[a, v] for a in proves])
+            res[v]["prove_mean"] = {"seeds_in_mean": proves, "paired": gains(per, "prove_mean", v)}
         for a in arms:
             if a != "sft" and (a, v) in per: res[v][a] = summary[a, v] | {"paired": gains(per, a, v)}
     g = lambda a, v, k="success": res.get(v, {}).get(a, {}).get("paired", {}).get(k, {})
@@ -185,9 +186,9 @@ def results(out: Path, cfg: dict, views: dict, sft: dict, machine: dict, seconds
                        **{c: {"seen_gain": g(c, "seen_combinations").get("gain"), "ci95": g(c, "seen_combinations").get("ci95")} for c in ("rft", "more_sft") if c in arms},
                        **{name: [{"seed": int(a.removeprefix(f"{kind}_seed")), "seen_gain": g(a, "seen_combinations").get("gain"), "seen_ci95": g(a, "seen_combinations").get("ci95"),
                                    "calls_gain": g(a, "seen_combinations", "calls_per_task").get("gain")} for a in sorted(arms) if a.startswith(f"{kind}_seed")]
-                          for name, kind in (("outcome_only", "outcome"), ("shuffled_outcome", "shuffled_outcome"))},
-                       "outcome_only_mean": {"seen_gain": g("outcome_mean", "seen_combinations").get("gain"), "ci95": g("outcome_mean", "seen_combinations").get("ci95"),
-                                             "calls_gain": g("outcome_mean", "seen_combinations", "calls_per_task").get("gain")}}
+                          for name, kind in (("prove_outcome", "prove"), ("shuffled_prove_outcome", "shuffled_prove"))},
+                       "prove_outcome_mean": {"seen_gain": g("prove_mean", "seen_combinations").get("gain"), "ci95": g("prove_mean", "seen_combinations").get("ci95"),
+                                              "calls_gain": g("prove_mean", "seen_combinations", "calls_per_task").get("gain")}}
     wanted = ["sft"] + [f"grpo_seed{s}" for s in range(3)] + ["shuffled_seed0", "shuffled_seed1", "rft", "more_sft"]
     res["pending"] = [f"{a} {v}" for a in wanted for v in VIEWS if (a, v) not in per]
     band = max([c["seen_gain"] for c in res["controls"]["shuffled"] if c["seen_gain"] is not None], default=None)
@@ -200,7 +201,7 @@ def forest_rows(res: dict) -> list:
     "(label, gain, ci95) of every evaluated arm on the seen view, GRPO seeds and their mean first."
     v = res.get("seen_combinations", {})
     rows = [(a, v[a]["paired"]["success"]) for a in sorted(k for k in v if ARM.match(k) and "paired" in v[k])]
-    if "outcome_mean" in v: rows = [("outcome only, mean of seeds", v["outcome_mean"]["paired"]["success"])] + rows
+    if "prove_mean" in v: rows = [("PROVE + outcome, mean of seeds", v["prove_mean"]["paired"]["success"])] + rows
     if "paired" in v: rows = [("GRPO, mean of seeds", v["paired"]["success"])] + rows
     return [(a, p["gain"], p["ci95"]) for a, p in rows]
 
@@ -235,7 +236,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="toy sizes: a few minutes")
     ap.add_argument("--seed", type=int, default=0, help="the synthesis and SFT seed (GRPO seeds are the arms')")
-    ap.add_argument("--arms", default="grpo_seed0", help="comma-separated arms to train and evaluate: grpo_seedS, shuffled_seedS, outcome_seedS, shuffled_outcome_seedS, rft, more_sft")
+    ap.add_argument("--arms", default="grpo_seed0", help="comma-separated arms to train and evaluate: grpo_seedS, shuffled_seedS, prove_seedS, shuffled_prove_seedS, rft, more_sft")
     ap.add_argument("--views", default=",".join(VIEWS), help="comma-separated views to evaluate: " + ", ".join(VIEWS))
     ap.add_argument("--grpo-minutes", type=float, help="an arm's training wall-clock budget (default: the size's)")
     ap.add_argument("--out", help="output folder (default runs/learn_cpu-quick or runs/learn_cpu-full)")
@@ -251,7 +252,7 @@ def main(argv=None):
                 eval_tasks=given("seen", r.eval_tasks), grpo=replace(r.grpo, steps=given("grpo_steps", r.grpo.steps), max_minutes=given("grpo_minutes", r.grpo.max_minutes)))
     arms, views_wanted = [x for x in a.arms.split(",") if x], [x for x in a.views.split(",") if x]
     for x in arms:
-        if not ARM.match(x) or x == "sft": raise SystemExit(f"--arms: unknown arm {x!r} (grpo_seedS, shuffled_seedS, outcome_seedS, shuffled_outcome_seedS, rft, more_sft)")
+        if not ARM.match(x) or x == "sft": raise SystemExit(f"--arms: unknown arm {x!r} (grpo_seedS, shuffled_seedS, prove_seedS, shuffled_prove_seedS, rft, more_sft)")
     for x in views_wanted:
         if x not in VIEWS: raise SystemExit(f"--views: unknown view {x!r} ({', '.join(VIEWS)})")
     out = Path(a.out or ROOT / "runs" / f"learn_cpu-{size}").resolve(); out.mkdir(parents=True, exist_ok=True)

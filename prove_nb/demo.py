@@ -96,7 +96,7 @@ def stage_grpo(out: Path, sc: DemoSizes) -> dict:
     "GRPO from the SFT checkpoint on the dataset's GRPO view, and its reward curve."
     from prove_nb.grpo import train_grpo
     ck = train_grpo(load_view(out, "grpo")[:sc.recipe.grpo_tasks], out / "grpo", replace(sc.recipe.grpo, model=str(out / "sft" / "checkpoint")))
-    plot_learning({"PROVE + outcome": out / "grpo" / "metrics.jsonl"}, out / "grpo" / "curve.png", window=3)
+    plot_learning({sc.recipe.grpo.reward: out / "grpo" / "metrics.jsonl"}, out / "grpo" / "curve.png", window=3)
     rows = [json.loads(l) for l in (out / "grpo" / "metrics.jsonl").read_text().splitlines() if l.strip()]
     return {"checkpoint": str(ck), "reward_by_step": [round(r["reward"], 3) for r in rows if "reward" in r], "curve": str(out / "grpo" / "curve.png")}
 

@@ -27,7 +27,7 @@ TRAIN_SEEDS, HELD_SEEDS = range(0, 6), range(6, 8)
 RECIPE_LIMITS = Limits(max_steps=3, max_turns=1, max_result_chars=1500)  # training and held-out evaluation alike
 RECIPE_MAX_NEW = 128  # new tokens a step: 13% of the recipe's gold tool calls are longer than 60 tokens
 RECIPE_BUDGET = 2048  # completion tokens: the longest gold episode has 1,628; three replies and two 800-token results fit
-RECIPE_GRPO = GRPOSettings(reward="prove+outcome", group=4, tasks_per_step=4, lr=2e-5, warmup_steps=2, scale_rewards="none", resample=1,
+RECIPE_GRPO = GRPOSettings(reward="outcome", monitor=("prove",), group=4, tasks_per_step=4, lr=2e-5, warmup_steps=2, scale_rewards="none", resample=1,
                            unfinished=0.0, limits=RECIPE_LIMITS, max_new_tokens=RECIPE_MAX_NEW, max_completion=RECIPE_BUDGET)
 
 # %% ../nbs/10b_recipe.ipynb #26d0a4af

@@ -302,7 +302,8 @@ def test_learn_cpu_results_pair_seeds_and_controls_on_one_checkpoint(tmp_path, m
     views = {"seen_combinations": [SimpleNamespace(id=i, gold_call_dicts=[{}], turns=[]) for i in ids]}
     rec = lambda wins, calls=1.0: {i: {"success": float(j < wins), "state": 1.0, "prove": 0.5, "calls": calls, "tokens": 1, "stop": "answered", "write": False}
                                    for j, i in enumerate(ids)}
-    arms = {"sft": (rec(4), None), "grpo_seed0": (rec(8), "fp"), "grpo_seed1": (rec(6), "fp"), "shuffled_seed0": (rec(5), "fp"), "rft": (rec(10), "other")}
+    arms = {"sft": (rec(4), None), "grpo_seed0": (rec(8), "fp"), "grpo_seed1": (rec(6), "fp"), "shuffled_seed0": (rec(5), "fp"), "rft": (rec(10), "other"),
+            "prove_seed0": (rec(3), "fp"), "prove_seed1": (rec(5), "fp")}
     for a, (per, fp) in arms.items():
         (tmp_path / f"stage_{a}.json").write_text(json.dumps({"checkpoint": "ck", **({"sft": fp} if fp else {}), "stage_s": 1.0}))
         (tmp_path / f"eval_{a}_seen_combinations.json").write_text(json.dumps(per))
@@ -315,8 +316,11 @@ def test_learn_cpu_results_pair_seeds_and_controls_on_one_checkpoint(tmp_path, m
     assert res["controls"]["shuffled"] == [{"seed": 0, "seen_gain": 0.05, "seen_ci95": seen["shuffled_seed0"]["paired"]["success"]["ci95"]}]
     assert "rft" not in res["controls"] and "rft" not in res["arms"]  # trained from another SFT checkpoint: not paired
     assert "grpo_seed2 seen_combinations" in res["pending"] and "grpo_seed0 seen_combinations" not in res["pending"] and res["target_met"] is False
-    assert [r[0] for r in learn_cpu.forest_rows(res)] == ["GRPO, mean of seeds", "grpo_seed0", "grpo_seed1", "shuffled_seed0"]
-    assert learn_cpu.table(res).count("| seen_combinations |") == 5
+    assert [(s["seed"], s["seen_gain"]) for s in res["controls"]["prove_outcome"]] == [(0, -0.05), (1, 0.05)]  # the reward comparison, paired alike
+    assert res["controls"]["prove_outcome_mean"]["seen_gain"] == 0.0 and seen["prove_mean"]["seeds_in_mean"] == ["prove_seed0", "prove_seed1"]
+    assert [r[0] for r in learn_cpu.forest_rows(res)] == ["GRPO, mean of seeds", "PROVE + outcome, mean of seeds", "grpo_seed0", "grpo_seed1",
+                                                          "prove_seed0", "prove_seed1", "shuffled_seed0"]
+    assert learn_cpu.table(res).count("| seen_combinations |") == 7
 
 def test_learn_cpu_refuses_unknown_arms_and_views():
     import learn_cpu
