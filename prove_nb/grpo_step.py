@@ -165,6 +165,7 @@ def _trainer_class():
             return torch.tensor(loss)
     return GroupedGRPOTrainer
 
+# %% ../nbs/09b_grpo_step.ipynb #00b35954
 def __getattr__(name):
     "`GroupedGRPOTrainer` on first use."
     if name == "GroupedGRPOTrainer": return _trainer_class()

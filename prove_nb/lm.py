@@ -288,6 +288,7 @@ def generate(self: CachedLM, prompts: list, max_new_tokens: int, temperature: fl
         with torch.no_grad(): return self._generate(prompts, max_new_tokens, temperature)
     finally: self.model.train(training)
 
+# %% ../nbs/08b_lm.ipynb #91f538f4
 @patch
 def _generate(self: CachedLM, prompts, max_new_tokens, temperature):
     import torch

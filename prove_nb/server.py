@@ -91,12 +91,6 @@ class ToolSpec:
         self.validator = Validator(self.schema)
         self.floats = frozenset(p for p, s in self.params.items() if s.get("type") == "number")
 
-    def coerce(self, args: dict) -> dict:
-        "Valid arguments as the function takes them: `null` means the default (dropped), integers for `number` become floats."
-        if None in args.values(): args = {k: v for k, v in args.items() if v is not None}
-        if not self.floats or not any(type(args.get(p)) is int for p in self.floats): return args
-        return {k: float(v) if k in self.floats and type(v) is int else v for k, v in args.items()}
-
     @property
     def params(self) -> dict: return self.schema["function"]["parameters"]["properties"]
 
@@ -105,6 +99,14 @@ class ToolSpec:
         "Parameters that take entity ids (or lists of them): {param: entity type}."
         ents = {p: s.get("x-entity") or (s.get("items") or {}).get("x-entity") for p, s in self.params.items()}
         return {p: e for p, e in ents.items() if e}
+
+# %% ../nbs/02_server.ipynb #82429123
+@patch
+def coerce(self: ToolSpec, args: dict) -> dict:
+    "Valid arguments as the function takes them: `null` means the default (dropped), integers for `number` become floats."
+    if None in args.values(): args = {k: v for k, v in args.items() if v is not None}
+    if not self.floats or not any(type(args.get(p)) is int for p in self.floats): return args
+    return {k: float(v) if k in self.floats and type(v) is int else v for k, v in args.items()}
 
 # %% ../nbs/02_server.ipynb #a02e0103
 class ToolError(Exception):

@@ -67,16 +67,18 @@ class Task:
     def __post_init__(self):  # turn dicts become `Turn`s; turns that are not a list stay as given, for the reward to score at its floor
         if isinstance(self.turns, list): self.turns = [Turn.from_dict(t) for t in self.turns]
 
-    @classmethod
-    def from_dict(cls, d: dict) -> Task:
-        "The task of a record (a dict as synthesis writes it)."
-        known = {f.name for f in fields(cls)} - {"extra"}
-        return cls(**{k: v for k, v in d.items() if k in known}, extra={k: v for k, v in d.items() if k not in known})
+# %% ../nbs/05b_task.ipynb #ca72066c
+@patch(cls_method=True)
+def from_dict(cls: Task, d: dict) -> Task:
+    "The task of a record (a dict as synthesis writes it)."
+    known = {f.name for f in fields(cls)} - {"extra"}
+    return cls(**{k: v for k, v in d.items() if k in known}, extra={k: v for k, v in d.items() if k not in known})
 
-    def to_dict(self) -> dict:
-        "The record: the fields that are set, in field order, then `extra`; the turns as dicts."
-        return {f.name: [t.to_dict() for t in v] if f.name == "turns" else v
-                for f in fields(self) if f.name != "extra" and (v := getattr(self, f.name)) is not None} | self.extra
+@patch
+def to_dict(self: Task) -> dict:
+    "The record: the fields that are set, in field order, then `extra`; the turns as dicts."
+    return {f.name: [t.to_dict() for t in v] if f.name == "turns" else v
+            for f in fields(self) if f.name != "extra" and (v := getattr(self, f.name)) is not None} | self.extra
 
 # %% ../nbs/05b_task.ipynb #1d35c9dc
 @patch(as_prop=True)
