@@ -149,9 +149,9 @@ def train_arm(arm: str, views: dict, r: Recipe, sizes: dict, sft: dict, out: Pat
     raise SystemExit(f"unknown arm {arm!r}")
 
 # ------------------------------------------------------------------------------------------------------- results
-def gains(per: dict, arm: str, view: str) -> dict:
-    "SFT -> arm paired gains on a view (success, PROVE, calls, state only)."
-    a, b = per["sft", view], per[arm, view]
+def gains(per: dict, arm: str, view: str, base: str = "sft") -> dict:
+    "`base` (SFT) -> arm paired gains on a view (success, PROVE, calls, state only)."
+    a, b = per[base, view], per[arm, view]
     return {k: paired(a, b, key) for k, key in (("success", "success"), ("prove", "prove"), ("calls_per_task", "calls"), ("success_state_only", "state"))}
 
 def results(out: Path, cfg: dict, views: dict, sft: dict, machine: dict, seconds: dict) -> dict:
@@ -172,6 +172,9 @@ def results(out: Path, cfg: dict, views: dict, sft: dict, machine: dict, seconds
             res[v] |= {"sft+grpo": view_metrics({i: r | {"write": per["sft", v][i]["write"], "stop": None} for i, r in per["sft+grpo", v].items()}),
                        "seeds_in_mean": done, "paired": gains(per, "sft+grpo", v)}
             res[v]["solved_by_kind"] = solved_by_kind({"sft": per["sft", v], "sft+grpo": per["sft+grpo", v]}, views[v])
+            if shuffs := [a for a in sorted(arms) if a.startswith("shuffled_seed") and (a, v) in per]:  # GRPO against its own noise floor, task by task
+                per["shuffled_mean", v] = seeds_mean([per[a, v] for a in shuffs])
+                res[v]["over_shuffled"] = {"shuffled_in_mean": shuffs, "paired": gains(per, "sft+grpo", v, base="shuffled_mean")}
         if len(proves := [a for a in sorted(arms) if a.startswith("prove_seed") and (a, v) in per]) > 1:
             per["prove_mean", v] = seeds_mean([per[a, v] for a in proves])
             res[v]["prove_mean"] = {"seeds_in_mean": proves, "paired": gains(per, "prove_mean", v)}
@@ -187,6 +190,7 @@ def results(out: Path, cfg: dict, views: dict, sft: dict, machine: dict, seconds
                        **{name: [{"seed": int(a.removeprefix(f"{kind}_seed")), "seen_gain": g(a, "seen_combinations").get("gain"), "seen_ci95": g(a, "seen_combinations").get("ci95"),
                                    "calls_gain": g(a, "seen_combinations", "calls_per_task").get("gain")} for a in sorted(arms) if a.startswith(f"{kind}_seed")]
                           for name, kind in (("prove_outcome", "prove"), ("shuffled_prove_outcome", "shuffled_prove"))},
+                       "grpo_over_shuffled": {"seen_gain": g("over_shuffled", "seen_combinations").get("gain"), "ci95": g("over_shuffled", "seen_combinations").get("ci95")},
                        "prove_outcome_mean": {"seen_gain": g("prove_mean", "seen_combinations").get("gain"), "ci95": g("prove_mean", "seen_combinations").get("ci95"),
                                               "calls_gain": g("prove_mean", "seen_combinations", "calls_per_task").get("gain")}}
     wanted = ["sft"] + [f"grpo_seed{s}" for s in range(3)] + ["shuffled_seed0", "shuffled_seed1", "rft", "more_sft"]

@@ -316,6 +316,7 @@ def test_learn_cpu_results_pair_seeds_and_controls_on_one_checkpoint(tmp_path, m
     assert res["controls"]["shuffled"] == [{"seed": 0, "seen_gain": 0.05, "seen_ci95": seen["shuffled_seed0"]["paired"]["success"]["ci95"]}]
     assert "rft" not in res["controls"] and "rft" not in res["arms"]  # trained from another SFT checkpoint: not paired
     assert "grpo_seed2 seen_combinations" in res["pending"] and "grpo_seed0 seen_combinations" not in res["pending"] and res["target_met"] is False
+    assert res["controls"]["grpo_over_shuffled"]["seen_gain"] == 0.1 and seen["over_shuffled"]["shuffled_in_mean"] == ["shuffled_seed0"]  # 0.35 - 0.25
     assert [(s["seed"], s["seen_gain"]) for s in res["controls"]["prove_outcome"]] == [(0, -0.05), (1, 0.05)]  # the reward comparison, paired alike
     assert res["controls"]["prove_outcome_mean"]["seen_gain"] == 0.0 and seen["prove_mean"]["seeds_in_mean"] == ["prove_seed0", "prove_seed1"]
     assert [r[0] for r in learn_cpu.forest_rows(res)] == ["GRPO, mean of seeds", "PROVE + outcome, mean of seeds", "grpo_seed0", "grpo_seed1",
