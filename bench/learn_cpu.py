@@ -42,7 +42,7 @@ os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 from prove_nb.core import mean
 from prove_nb.lm import HFPolicy, compute_facts, load_model
 from prove_nb.recipe import (RECIPE, Recipe, changes_state, forest_plot, paired_gain, plot_learning, recipe_sft, recipe_tasks, recipe_trials,
-                             rft_conversations, task_kind)
+                             rft_attempts, rft_conversations, task_kind)
 
 RECIPES = {  # the recipe each size runs (`eval_tasks`: the seen view)
     "quick": replace(RECIPE, pool=400, sft_tasks=16, sft_steps=4, grpo_tasks=16, eval_tasks=6, grpo=replace(RECIPE.grpo, steps=2, group=2, tasks_per_step=2, max_minutes=10)),
@@ -135,11 +135,16 @@ def train_arm(arm: str, views: dict, r: Recipe, sizes: dict, sft: dict, out: Pat
     if arm == "rft":
         model, tok = load_model(sft["checkpoint"], dtype="auto")
         tasks = views["grpo"][:sizes["rft_tasks"]]
-        convs = rft_conversations(tasks, HFPolicy(model.eval(), tok, r.grpo.max_new_tokens, 1.0, name="sft"), sizes["rft_k"], r.grpo.limits)
+        log = out / arm / f"attempts_{sft['fingerprint']}.jsonl"  # resumable: sampling takes about an hour here
+        log.parent.mkdir(parents=True, exist_ok=True)
+        t0 = time.perf_counter()
+        attempts = rft_attempts(tasks, HFPolicy(model.eval(), tok, r.grpo.max_new_tokens, 1.0, name="sft"), sizes["rft_k"], r.grpo.limits, log=log, progress=True)
+        sampling_s, convs = time.perf_counter() - t0, rft_conversations(attempts)
         kept = [t for t in tasks if t.id in convs]
         del model
         ck = recipe_sft(r, kept, out / arm, model=sft["checkpoint"], steps=max(1, len(kept) // r.sft_batch), conversations=[convs[t.id] for t in kept])
-        return base | {"checkpoint": str(ck.resolve()), "tasks": len(tasks), "samples": sizes["rft_k"], "kept": len(kept)}
+        return base | {"checkpoint": str(ck.resolve()), "tasks": len(tasks), "samples": sizes["rft_k"], "successes": sum(a["success"] for a in attempts),
+                       "kept": len(kept), "sampling_s_this_invocation": round(sampling_s, 1)}
     if arm == "more_sft":  # as long as the first GRPO arm trained (else the budget), at the SFT stage's pace
         grpo = out / "stage_grpo_seed0.json"
         budget = json.loads(grpo.read_text())["stage_s"] if grpo.exists() else r.grpo.max_minutes * 60

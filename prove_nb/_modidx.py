@@ -479,6 +479,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'prove_nb.recipe.recipe_tasks': ('recipe.html#recipe_tasks', 'prove_nb/recipe.py'),
                                  'prove_nb.recipe.recipe_trials': ('recipe.html#recipe_trials', 'prove_nb/recipe.py'),
                                  'prove_nb.recipe.recipe_views': ('recipe.html#recipe_views', 'prove_nb/recipe.py'),
+                                 'prove_nb.recipe.rft_attempts': ('recipe.html#rft_attempts', 'prove_nb/recipe.py'),
                                  'prove_nb.recipe.rft_conversations': ('recipe.html#rft_conversations', 'prove_nb/recipe.py'),
                                  'prove_nb.recipe.task_kind': ('recipe.html#task_kind', 'prove_nb/recipe.py'),
                                  'prove_nb.recipe.world_index': ('recipe.html#world_index', 'prove_nb/recipe.py')},

@@ -18,8 +18,8 @@ from .task import Task
 # %% auto #0
 __all__ = ['RECIPE_SYNTH', 'TRAIN_SEEDS', 'HELD_SEEDS', 'RECIPE_LIMITS', 'RECIPE_MAX_NEW', 'RECIPE_BUDGET', 'RECIPE_GRPO',
            'RECIPE', 'world_index', 'changes_state', 'task_kind', 'recipe_tasks', 'Recipe', 'recipe_views',
-           'recipe_sft', 'recipe_trials', 'rft_conversations', 'paired_gain', 'graded_gains', 'moving_average',
-           'plot_learning', 'forest_plot', 'recipe_run', 'before_after']
+           'recipe_sft', 'recipe_trials', 'rft_attempts', 'rft_conversations', 'paired_gain', 'graded_gains',
+           'moving_average', 'plot_learning', 'forest_plot', 'recipe_run', 'before_after']
 
 # %% ../nbs/10b_recipe.ipynb #babcceb2
 RECIPE_SYNTH = dict(tools_per_server=3, p_distractors=0.0, p_cross_server=0.0, test_frac=0.25, max_turns=1)
@@ -94,17 +94,32 @@ def recipe_trials(r: Recipe, tasks: list[Task], model: str, name: str, samples: 
     return run_trials(tasks, policy, samples, r.grpo.limits, ("prove",), batch_size=10, progress=progress)
 
 # %% ../nbs/10b_recipe.ipynb #c4e1a002
-def rft_conversations(tasks: list[Task], policy, k: int = 4, limits: Limits = RECIPE_LIMITS, batch_size: int = 8, seed: int = 0) -> dict:
-    "Rejection sampling: `k` attempts at each task by `policy`, and the conversation of each task's successful attempt with the fewest calls, by task id."
+def rft_attempts(tasks: list[Task], policy, k: int = 4, limits: Limits = RECIPE_LIMITS, batch_size: int = 8, seed: int = 0,
+                 log: Path | None = None, progress: bool = False) -> list[dict]:
+    "`k` graded attempts at each task by `policy`; with a `log`, each batch is appended to that JSONL file as a line and a rerun resumes after the last whole one."
     import torch
+    from tqdm.auto import tqdm
     from prove_nb.evaluate import grade
-    torch.manual_seed(seed)
-    jobs, best = [t for _ in range(k) for t in tasks], {}
-    for s in range(0, len(jobs), batch_size):
+    batches = [json.loads(l) for l in log.read_text().split("\n")[:-1]] if log and log.exists() else []  # one line a batch
+    if log: log.write_text("".join(json.dumps(b) + "\n" for b in batches))  # drops a line torn by a stop mid-write
+    done = [a for b in batches for a in b]
+    jobs = [t for _ in range(k) for t in tasks]
+    for s in tqdm(range(len(done), len(jobs), batch_size), desc="rft attempts", disable=not progress):
+        torch.manual_seed(seed * 1_000_003 + s)  # a batch samples the same whether or not the run was resumed before it
         chunk = jobs[s:s + batch_size]
-        for t, tr in zip(chunk, rollout_batch(chunk, policy, limits)):
-            if grade(t, tr, ())["success"] and tr.n_calls < best.get(t.id, (float("inf"),))[0]: best[t.id] = (tr.n_calls, tr.messages)
-    return {i: m for i, (_, m) in best.items()}
+        new = [{"task": t.id, "success": bool(grade(t, tr, ())["success"]), "calls": tr.n_calls, "messages": tr.messages}
+               for t, tr in zip(chunk, rollout_batch(chunk, policy, limits))]
+        if log:
+            with log.open("a") as f: f.write(json.dumps(new) + "\n")
+        done += new
+    return done
+
+def rft_conversations(attempts: list[dict]) -> dict:
+    "Rejection sampling's keep: each task's successful attempt with the fewest calls, by task id."
+    best = {}
+    for a in attempts:
+        if a["success"] and a["calls"] < best.get(a["task"], {"calls": float("inf")})["calls"]: best[a["task"]] = a
+    return {i: a["messages"] for i, a in best.items()}
 
 # %% ../nbs/10b_recipe.ipynb #85ce69f6
 def paired_gain(before: list, after: list, n_boot: int = 10000, seed: int = 0) -> dict:
