@@ -28,7 +28,9 @@ fingerprint matches.
     python bench/learn_cpu.py --arms grpo_seed0 --views seen_combinations     # one arm, one view (stages add up)
     python bench/learn_cpu.py --arms grpo_seed0,grpo_seed1,grpo_seed2,shuffled_seed0,shuffled_seed1,rft,more_sft   # the benchmark
 Writes runs/learn_cpu-{quick,full}/ and, at full size, bench/results/learn_cpu.json, learn_cpu_forest.png, learn_cpu_curves.png
-and the bundle of the run's records, bench/results/learn_cpu/<date>_<name>.json.
+and the bundle of the run's records, bench/results/learn_cpu/<date>_<name>.json. A CPU whose arithmetic trains another SFT
+checkpoint from the same data and seed writes learn_cpu_<fingerprint>.json instead, and its RFT and more-SFT controls, each
+paired against that checkpoint's own SFT, are added to learn_cpu.json marked with it.
 """
 import argparse, hashlib, json, os, re, shutil, sys, time
 from collections import Counter
@@ -225,6 +227,26 @@ def table(res: dict) -> str:
             out.append(f"| {v} | {m} | {r['n']} | {r['success']:.3f} | {r['success_state_only']:.3f} | {r['prove']:.3f} | {r['calls_per_task']:.2f} | {gain} |")
     return "\n".join(out)
 
+def publish(res: dict, rows: list, dest: Path) -> tuple:
+    """Write `res` as bench/results/learn_cpu.json, or, when the committed one is of another SFT checkpoint (another CPU's
+    arithmetic trains other weights from the same data and seed), beside it as learn_cpu_<fingerprint>.json, adding its
+    controls to the committed record, each paired against its own SFT and marked with that checkpoint; returns the record and forest rows written."""
+    main_f, fp = dest / "learn_cpu.json", res["sft"]["fingerprint"]
+    prev = json.loads(main_f.read_text()) if main_f.exists() else None
+    if prev is None or prev["sft"]["fingerprint"] == fp:
+        main_f.write_text(json.dumps(res, indent=1))
+        return res, rows
+    side = dest / f"learn_cpu_{fp}.json"
+    side.write_text(json.dumps(res, indent=1))
+    for c in ("rft", "more_sft"):
+        have = prev["controls"].get(c) or {}
+        if res["controls"].get(c, {}).get("seen_gain") is not None and (have.get("seen_gain") is None or "sft" in have):  # the committed checkpoint's own measure wins
+            prev["controls"][c] = res["controls"][c] | {"sft": fp, "sft_seen_success": res["seen_combinations"]["sft"]["success"], "record": side.name}
+            prev["pending"] = [p for p in prev["pending"] if p != f"{c} seen_combinations"]
+    main_f.write_text(json.dumps(prev, indent=1))
+    own = [(f"{c} (its own SFT, {fp})", r["seen_gain"], r["ci95"]) for c, r in prev["controls"].items() if isinstance(r, dict) and r.get("sft") == fp]
+    return prev, forest_rows(prev) + own
+
 def seed_records(out: Path, records: Path | None):
     "Unpack a committed bundle of a run's records (stages, per-task evaluations, training curves; no checkpoints) into the run folder, keeping what is there."
     if not records: return
@@ -305,7 +327,8 @@ def main(argv=None):
     if rows: forest_plot(rows, out / "forest.png")
     if size == "full":
         dest = ROOT / "bench" / "results"
-        (dest / "learn_cpu.json").write_text(json.dumps(res, indent=1))
+        res, rows = publish(res, rows, dest)
+        curves = {a: out / a / "metrics.jsonl" for a in res["arms"] if (out / a / "metrics.jsonl").exists()}
         keep_records(out, dest / "learn_cpu" / f"{time.strftime('%Y-%m-%d')}_{a.name}.json")
         if rows: forest_plot(rows, dest / "learn_cpu_forest.png")
         if curves: plot_learning(curves, dest / "learn_cpu_curves.png", window=5, keys=("reward", "calls_per_episode"))

@@ -256,6 +256,23 @@ def test_learn_cpu_paired_interval():
     g = learn_cpu.paired(a, b, "success")
     assert g["gain"] == 0.5 and g["better"] == 20 and g["worse"] == 0 and 0.3 < g["ci95"][0] < 0.5 < g["ci95"][1] <= 0.7
 
+def test_learn_cpu_publishes_another_checkpoints_controls_beside_the_record(tmp_path):
+    "A run on another SFT checkpoint writes learn_cpu_<fp>.json; its RFT joins the committed record marked with that checkpoint, the rest untouched."
+    import learn_cpu
+    gain = lambda g: {"seen_gain": g, "ci95": [g - 0.05, g + 0.05]}
+    record = lambda fp, controls, success: {"sft": {"fingerprint": fp}, "controls": controls, "pending": ["rft seen_combinations", "rft sampled"],
+                                            "seen_combinations": {"sft": {"success": success}}, "seeds": [1]}
+    main = record("aaa", {"more_sft": gain(0.2), "shuffled": []}, 0.1)
+    (tmp_path / "learn_cpu.json").write_text(json.dumps(main))
+    side = record("bbb", {"rft": gain(0.03), "more_sft": gain(0.5), "shuffled": []}, 0.12)
+    written, rows = learn_cpu.publish(side, [("rft", 0.03, gain(0.03)["ci95"])], tmp_path)
+    assert json.loads((tmp_path / "learn_cpu_bbb.json").read_text()) == side and json.loads((tmp_path / "learn_cpu.json").read_text()) == written
+    assert written["controls"]["rft"] == gain(0.03) | {"sft": "bbb", "sft_seen_success": 0.12, "record": "learn_cpu_bbb.json"}
+    assert written["controls"]["more_sft"] == gain(0.2) and written["pending"] == ["rft sampled"] and written["seeds"] == [1]
+    assert rows == [("rft (its own SFT, bbb)", 0.03, gain(0.03)["ci95"])]
+    same = record("aaa", {"rft": gain(0.04), "shuffled": []}, 0.1)
+    assert learn_cpu.publish(same, [], tmp_path)[0] == same and json.loads((tmp_path / "learn_cpu.json").read_text()) == same
+
 def test_learn_cpu_runs_reads_every_evaluated_run():
     "bench/learn_cpu_runs.py: one row per result file with a paired seen view, in run order; the paired standard error from won/lost counts."
     import learn_cpu_runs as lr
