@@ -165,8 +165,9 @@ def results(out: Path, cfg: dict, views: dict, sft: dict, machine: dict, seconds
     "The benchmark's record from every arm and view evaluated so far on this SFT checkpoint: the mean over GRPO seeds, each seed, the controls."
     arms = {p.stem.removeprefix("stage_"): json.loads(p.read_text()) for p in sorted(out.glob("stage_*.json")) if ARM.match(p.stem.removeprefix("stage_"))}
     arms = {a: r for a, r in arms.items() if a == "sft" or r.get("sft") == sft["fingerprint"]}
-    per = {(a, v): json.loads(f.read_text()) for a in arms for v in VIEWS if (f := out / f"eval_{a}_{v}.json").exists()}
-    summary = {(a, v): json.loads((out / f"stage_eval_{a}_{v}.json").read_text()) for a, v in per}
+    summary = {(a, v): rec for a in arms for v in VIEWS if (f := out / f"stage_eval_{a}_{v}.json").exists()
+               and (rec := json.loads(f.read_text())).get("sft") in (None, sft["fingerprint"])}  # evaluations of this checkpoint only
+    per = {(a, v): json.loads((out / f"eval_{a}_{v}.json").read_text()) for a, v in summary}
     seeds = sorted(a for a in arms if a.startswith("grpo_seed"))
     res = {"bench": "learn_cpu", "config": cfg, "machine": machine, "sft": {k: sft[k] for k in ("checkpoint", "fingerprint", "stage_s")},
            "sizes": {k: len(v) for k, v in views.items()}, "seconds": seconds, "arms": {a: {k: v for k, v in r.items() if k != "checkpoint"} for a, r in arms.items()}}
