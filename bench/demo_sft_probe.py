@@ -6,28 +6,32 @@ import json, sys, time
 from dataclasses import replace
 from pathlib import Path
 from prove_nb.demo import DEMO_SIZES
-from prove_nb.recipe import recipe_tasks, recipe_sft, recipe_trials
 from prove_nb.evaluate import summarize
+from prove_nb.recipe import recipe_sft, recipe_tasks, recipe_trials
 
-out = Path(sys.argv[1]); out.mkdir(parents=True, exist_ok=True)
-variants = [dict(zip(("sft_tasks", "sft_steps", "sft_lr"), (int(a), int(b), float(c)))) for a, b, c in (v.split(":") for v in sys.argv[2:])]
-base_r = DEMO_SIZES["small"].recipe
-res_f = out / "results.jsonl"
-done = {json.loads(l)["name"] for l in res_f.read_text().splitlines()} if res_f.exists() else set()
-views0 = recipe_tasks(base_r.pool, base_r.sft_tasks, base_r.seed)
-held = views0["seen_combinations"][:48]
-print("held-out", len(views0["seen_combinations"]), "train", len(views0["sft"]) + len(views0["grpo"]), flush=True)
-def ev(name, path, extra):
-    if name in done: return
-    t = time.perf_counter(); rows = recipe_trials(base_r, held, path, name)
-    ids = {t.id for t in held[:24]}; s24, s48 = summarize([x for x in rows if x["task"] in ids], held[:24], 1, name), summarize(rows, held, 1, name)
-    rec = {"name": name, "solved24": sorted(x["task"] for x in rows if x["task"] in ids and x["success"]), **extra, "success24": s24["success"], "success48": s48["success"], "calls24": s24["calls_per_task"], "eval_s": time.perf_counter() - t}
-    print(json.dumps(rec), flush=True)
-    with res_f.open("a") as f: f.write(json.dumps(rec) + "\n")
-ev("base", "smollm2-135m", {})
-for v in variants:
-    name = "sft_{sft_tasks}_{sft_steps}_{sft_lr:g}".format(**v)
-    if name in done: continue
-    r = replace(base_r, **v); views = recipe_tasks(r.pool, r.sft_tasks, r.seed)
-    t = time.perf_counter(); ck = recipe_sft(r, views["sft"], out / name); sft_s = time.perf_counter() - t
-    ev(name, ck, v | {"sft_s": sft_s})
+def evaluate(r, held: list, name: str, model) -> dict:
+    "`model` greedy on `held`: its success on the first 24 (the demo's) and on all, and which of the 24 it solved."
+    t0 = time.perf_counter()
+    rows = recipe_trials(r, held, model, name)
+    demo = {t.id for t in held[:24]}
+    s24, s_all = summarize([x for x in rows if x["task"] in demo], held[:24], 1, name), summarize(rows, held, 1, name)
+    return {"name": name, "solved24": sorted(x["task"] for x in rows if x["task"] in demo and x["success"]), "success24": s24["success"],
+            "success48": s_all["success"], "calls24": s24["calls_per_task"], "eval_s": time.perf_counter() - t0}
+
+def main(out: Path, variants: list[str]):
+    out.mkdir(parents=True, exist_ok=True)
+    r0, res_f = DEMO_SIZES["small"].recipe, out / "results.jsonl"
+    done = {json.loads(l)["name"] for l in res_f.read_text().splitlines()} if res_f.exists() else set()
+    views = recipe_tasks(r0.pool, r0.sft_tasks, r0.seed)
+    train, held = views["sft"] + views["grpo"], views["seen_combinations"][:48]  # a variant's SFT view is the first sft_tasks of train
+    jobs = [("base", {})] + [(f"sft_{a}_{b}_{float(c):g}", {"sft_tasks": int(a), "sft_steps": int(b), "sft_lr": float(c)}) for a, b, c in (v.split(":") for v in variants)]
+    for name, v in jobs:
+        if name in done: continue
+        r, t0 = replace(r0, **v), time.perf_counter()
+        model, trained = (recipe_sft(r, train[:r.sft_tasks], out / name), {"sft_s": time.perf_counter() - t0}) if v else ("smollm2-135m", {})
+        rec = evaluate(r0, held, name, model) | v | trained
+        print(json.dumps(rec), flush=True)
+        with res_f.open("a") as f: f.write(json.dumps(rec) + "\n")
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), sys.argv[2:])
